@@ -1,0 +1,142 @@
+/// A dependency-injection container: a node in a tree of containers, with one-way
+/// collaboration links to siblings.
+///
+/// A lookup starting at a container visits its own registrations, then its collaborators in
+/// the order they were linked, then its parent, and never visits a container twice. The first
+/// registration found answers.
+///
+/// ```swift
+/// let app = Container(name: "app")
+/// app.register(Logger.self, lifetime: .singleton) { _ in ConsoleLogger() }
+///
+/// let checkout = app.makeChild(name: "checkout")
+/// checkout.register(Checkout.self) { r in Checkout(logger: try r.resolve()) }
+///
+/// let flow = try checkout.resolve(Checkout.self)
+/// ```
+///
+/// A child keeps its parent alive; a parent tracks its children weakly; a container never keeps
+/// its collaborators alive. Every operation is safe from any thread.
+public final class Container: Sendable {
+    /// The container's name, used in errors, descriptions and graphs.
+    public let name: String
+    /// The parent, or `nil` for a root. A child keeps its parent alive.
+    public let parent: Container?
+
+    let state: Locked<State>
+
+    struct State {
+        var registrations: [Key: Registered] = [:]
+        var nextSequence = 0
+        var collaborators: [WeakContainer] = []
+        /// Containers that collaborate with this one (reverse links), for cache invalidation.
+        var dependents: [WeakContainer] = []
+        var children: [WeakContainer] = []
+        /// Memo of lookup walks that started here: key to the entry that answered.
+        var lookups: [Key: AnyEntry] = [:]
+        var generation: UInt64 = 0
+        /// `perContainer` instances whose top-level resolve started here, by entry.
+        var perContainer: [ObjectIdentifier: AnySlot] = [:]
+    }
+
+    struct Registered {
+        let entry: AnyEntry
+        let sequence: Int
+    }
+
+    /// The process-wide default container, named `"shared"`.
+    public static let shared = Container(name: "shared")
+
+    /// The container property wrappers use when none is given: `shared` unless a task binds
+    /// another with `Container.$current.withValue(container) { … }`.
+    @TaskLocal public static var current: Container = .shared
+
+    /// Creates a root container.
+    /// - Parameter name: The name used in errors, descriptions and graphs.
+    public init(name: String = "root") {
+        self.name = name
+        self.parent = nil
+        self.state = Locked(State())
+    }
+
+    private init(name: String, parent: Container) {
+        self.name = name
+        self.parent = parent
+        self.state = Locked(State())
+    }
+
+    deinit {
+        parent?.state.withLock { state in state.children.removeAll { $0.id == ObjectIdentifier(self) } }
+        // Containers that collaborated with this one must forget lookups that answered from it.
+        let dependents = state.withLock { $0.dependents }
+        for dependent in dependents { dependent.value?.invalidateLookups() }
+    }
+
+    /// Creates a child container. The child keeps this container alive; this container tracks
+    /// the child weakly, so dropping the child frees it with its registrations and caches.
+    /// - Parameter name: The child's name.
+    /// - Returns: The new child.
+    public func makeChild(name: String) -> Container {
+        let child = Container(name: name, parent: self)
+        state.withLock { state in
+            state.children.removeAll { $0.value == nil }
+            state.children.append(WeakContainer(child))
+        }
+        return child
+    }
+
+    /// The live children, in creation order.
+    public var children: [Container] { state.withLock { $0.children.compactMap(\.value) } }
+
+    /// The live collaborators, in link order.
+    public var collaborators: [Container] { state.withLock { $0.collaborators.compactMap(\.value) } }
+
+    /// Links this container to others: lookups from this container visit them (after its own
+    /// registrations, before its parent), in link order. One-way: lookups from `others` do not
+    /// visit this container. A container does not keep its collaborators alive. Linking a
+    /// container with itself, or the same pair twice, is ignored; links may form cycles.
+    ///
+    /// ```swift
+    /// cart.collaborate(with: catalog, payments)
+    /// ```
+    /// - Parameter others: The containers to visit, in order.
+    public func collaborate(with others: Container...) { collaborate(with: others) }
+
+    /// Links this container to others; see `collaborate(with:)`.
+    /// - Parameter others: The containers to visit, in order.
+    public func collaborate(with others: [Container]) {
+        for other in others where other !== self {
+            let added = state.withLock { state -> Bool in
+                state.collaborators.removeAll { $0.value == nil }
+                if state.collaborators.contains(where: { $0.id == ObjectIdentifier(other) }) { return false }
+                state.collaborators.append(WeakContainer(other))
+                return true
+            }
+            guard added else { continue }
+            other.state.withLock { state in
+                state.dependents.removeAll { $0.value == nil }
+                state.dependents.append(WeakContainer(self))
+            }
+            invalidateLookups()
+        }
+    }
+
+    /// The root of this container's tree.
+    var root: Container {
+        var node = self
+        while let parent = node.parent { node = parent }
+        return node
+    }
+}
+
+/// A weak reference to a container, with its identity kept for removal after it is gone.
+struct WeakContainer: @unchecked Sendable {
+    // @unchecked: the weak reference is written once, in init; weak loads are thread-safe.
+    weak var value: Container?
+    let id: ObjectIdentifier
+
+    init(_ container: Container) {
+        value = container
+        id = ObjectIdentifier(container)
+    }
+}

@@ -1,0 +1,116 @@
+/// A registration as the container stores it: key, lifetime, factory, owner, blocks.
+package class AnyEntry: @unchecked Sendable {
+    // @unchecked: every stored property is immutable after init, except `forwards` and the
+    // blocks of the subclass, which are guarded by `lock`; `owner` is a weak reference written
+    // only in init (weak loads are thread-safe in the Swift runtime).
+    let key: Key
+    let lifetime: Lifetime
+    weak var owner: Container?
+    let ownerName: String
+    let lock = Lock()
+    private var forwardKeys: [Key] = []
+
+    init(key: Key, lifetime: Lifetime, owner: Container) {
+        self.key = key
+        self.lifetime = lifetime
+        self.owner = owner
+        self.ownerName = owner.name
+    }
+
+    /// The registered type (the `T` of `register`).
+    var valueType: Any.Type { key.type }
+
+    var forwards: [Key] { lock.withLock { forwardKeys } }
+    func addForward(_ key: Key) { lock.withLock { if !forwardKeys.contains(key) { forwardKeys.append(key) } } }
+
+    /// The slot of an owner-rooted lifetime, in the owner; `nil` for the other lifetimes.
+    var ownerSlot: AnySlot? { nil }
+    /// A fresh, empty slot of the right type, for `perContainer` caches and override scopes.
+    func makeSlot() -> AnySlot { fatalError("AnyEntry is abstract: use Entry<T>") }
+
+    /// Produces the instance for a request and casts it to the requested type.
+    func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {
+        fatalError("AnyEntry is abstract: use Entry<T>")
+    }
+
+    /// Produces the instance for a request, erased.
+    func produceAny(_ request: Request, in context: ResolutionContext) throws -> Any {
+        fatalError("AnyEntry is abstract: use Entry<T>")
+    }
+}
+
+/// What one resolve asks of an entry.
+struct Request {
+    /// The key as requested (a forwarded type, or the entry's own key).
+    let key: Key
+    /// The container the request's lookup started from.
+    let start: Container
+    /// Runtime arguments, when the key has argument types.
+    let arguments: Arguments?
+}
+
+/// How a factory is called.
+package enum Factory<T>: Sendable {
+    case plain(@Sendable (Resolver) throws -> T)
+    case withArguments(@Sendable (Resolver, Arguments) throws -> T)
+}
+
+final class Entry<T>: AnyEntry, @unchecked Sendable {
+    // @unchecked: see AnyEntry; `blocks` is guarded by `lock`.
+    let factory: Factory<T>
+    let slot: Slot<T>?
+    private var blocks: [@Sendable (Resolver, T) throws -> Void] = []
+
+    init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
+        self.factory = factory
+        self.slot = lifetime.isOwnerRooted ? Slot<T>(weak: lifetime == .weakSingleton) : nil
+        super.init(key: key, lifetime: lifetime, owner: owner)
+    }
+
+    override var ownerSlot: AnySlot? { slot }
+    override func makeSlot() -> AnySlot { Slot<T>(weak: lifetime == .weakSingleton) }
+
+    func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) { lock.withLock { blocks.append(block) } }
+    var onResolvedBlocks: [@Sendable (Resolver, T) throws -> Void] { lock.withLock { blocks } }
+
+    /// The published instance in the owner's slot, when there is one and no scope is active.
+    @inline(__always)
+    func publishedSingleton() -> T? { slot?.published() }
+
+    override func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {
+        let value = try instance(request, in: context)
+        if R.self == T.self { return unsafeBitCast(value, to: R.self) }
+        if let cast = value as? R { return cast }
+        throw context.error(.typeMismatch, request.key, searched: [])
+    }
+
+    override func produceAny(_ request: Request, in context: ResolutionContext) throws -> Any {
+        try instance(request, in: context)
+    }
+
+    func instance(_ request: Request, in context: ResolutionContext) throws -> T {
+        switch lifetime {
+        case .unique:
+            return try context.uniqueInstance(self, request)
+        case .graph:
+            return try context.graphInstance(self, request)
+        case .singleton, .weakSingleton, .eagerSingleton:
+            guard let owner else { throw context.ownerGoneError(self, request) }
+            let slot = context.cacheScope.map { $0.slot(for: self, in: owner) as! Slot<T> } ?? self.slot!
+            return try context.cachedInstance(self, slot: slot, request, root: owner)
+        case .perContainer:
+            let slot =
+                context.cacheScope.map { $0.slot(for: self, in: request.start) as! Slot<T> }
+                ?? request.start.perContainerSlot(for: self)
+            return try context.cachedInstance(self, slot: slot, request, root: request.start)
+        }
+    }
+
+    /// Calls the factory.
+    func make(_ resolver: Resolver, _ arguments: Arguments?) throws -> T {
+        switch factory {
+        case .plain(let body): return try body(resolver)
+        case .withArguments(let body): return try body(resolver, arguments!)
+        }
+    }
+}

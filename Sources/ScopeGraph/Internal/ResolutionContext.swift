@@ -1,0 +1,329 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The state of one top-level resolve on one thread: the stack of keys being built, the
+/// `graph` instances, the new instances whose `onResolved` blocks are pending, and the cache
+/// slots this resolve is building.
+///
+/// A context lives on the thread that started it (a thread-local points to it while the
+/// top-level resolve runs), so a `container.resolve` made inside a factory on the same thread
+/// joins it, and a resolve on another thread starts its own. Cross-thread coordination (slot
+/// ownership, waiting, groups) goes through `BuildCoordinator`.
+final class ResolutionContext: @unchecked Sendable {
+    // @unchecked: the fields in the first group are touched only by the thread that owns the
+    // context; the fields in the second group only with `BuildCoordinator.shared.lock` held.
+
+    // Thread-confined.
+    let scope: ResolutionScope?
+    /// Where cached lifetimes are cached instead of the containers, when a scope isolates them.
+    let cacheScope: ResolutionScope?
+    var stack: [Frame] = []
+    private var graph: [Identity: Any] = [:]
+    private var pending: [Pending] = []
+    /// Set once this context has taken part in cross-thread coordination.
+    var usedCoordinator = false
+    /// The entry whose factory returned last, and at which depth, for observers.
+    private var lastConstructed: AnyEntry?
+    private var lastConstructedDepth = -1
+
+    // Guarded by BuildCoordinator.shared.lock.
+    var group: ResolutionGroup!
+    var waitingOn: ResolutionContext?
+    var waitPath: [Key] = []
+    var isDone = false
+    var ownedSlots: [AnySlot] = []
+
+    struct Frame {
+        let key: Key
+        let entry: AnyEntry
+        /// Set for uncached constructions, to detect cycles; cached ones are detected by slot.
+        let identity: Identity?
+    }
+
+    /// An entry resolved from a given starting container: the unit `graph` instances are shared
+    /// by and uncached cycles are detected on.
+    struct Identity: Hashable {
+        let entry: ObjectIdentifier
+        let container: ObjectIdentifier
+    }
+
+    struct Pending {
+        let key: Key
+        let entry: AnyEntry
+        let run: () throws -> Void
+    }
+
+    init(scope: ResolutionScope?) {
+        self.scope = scope
+        self.cacheScope = scope?.cacheScope
+    }
+
+    // MARK: Thread-local current context
+
+    /// The context of the resolve running on this thread, if any.
+    @inline(__always)
+    static var current: ResolutionContext? {
+        guard let raw = pthread_getspecific(currentContextKey) else { return nil }
+        return Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    private static func setCurrent(_ context: ResolutionContext?) {
+        pthread_setspecific(currentContextKey, context.map { Unmanaged.passUnretained($0).toOpaque() })
+    }
+
+    // MARK: Entry points
+
+    /// Runs `body` in the context of the resolve in progress on this thread, or as a new
+    /// top-level resolve: pending `onResolved` blocks run and cached instances are published
+    /// before it returns; on failure nothing it built is cached.
+    static func withContext<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
+        if let context = current { return try body(context) }
+        let context = ResolutionContext(scope: ScopeActivity.current)
+        setCurrent(context)
+        defer { setCurrent(nil) }
+        let result: R
+        do {
+            result = try body(context)
+            try context.runPendingBlocks()
+        } catch {
+            throw context.fail(error)
+        }
+        try context.succeed()
+        return result
+    }
+
+    static func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
+        try withContext { try $0.resolve(key, as: type, from: start, arguments: arguments) }
+    }
+
+    static func resolveIfRegistered<T>(_ key: Key, as type: T.Type, from start: Container) throws -> T? {
+        try withContext { context in
+            guard context.answers(key, as: type, from: start) else { return nil }
+            return try context.resolve(key, as: type, from: start, arguments: nil)
+        }
+    }
+
+    static func resolveAll<T>(_ type: T.Type, from start: Container) throws -> [T] {
+        try withContext { context in
+            var seen: Set<Key> = []
+            var results: [T] = []
+            for container in start.lookupOrder() {
+                for (key, entry) in container.registrationsInOrder(scope: context.scope)
+                where key.type == T.self && key.arguments.isEmpty && seen.insert(key).inserted {
+                    let request = Request(key: key, start: start, arguments: nil)
+                    results.append(try context.produce(entry, request, as: T.self))
+                }
+            }
+            return results
+        }
+    }
+
+    // MARK: Resolving within the context
+
+    func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
+        if let entry = start.lookup(key, scope: scope) {
+            return try produce(entry, Request(key: key, start: start, arguments: arguments), as: T.self)
+        }
+        // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
+        if let optional = T.self as? any OptionalResolvable.Type {
+            let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
+            guard let entry = start.lookup(wrappedKey, scope: scope) else { throw missingError(wrappedKey, from: start) }
+            let request = Request(key: wrappedKey, start: start, arguments: arguments)
+            let value = try produceAny(entry, request)
+            guard let wrapped = optional.wrap(value) else { throw error(.typeMismatch, wrappedKey) }
+            return wrapped as! T
+        }
+        throw missingError(key, from: start)
+    }
+
+    /// True when a registration answers `key` (or, for an optional, its wrapped type).
+    func answers<T>(_ key: Key, as type: T.Type, from start: Container) -> Bool {
+        if start.lookup(key, scope: scope) != nil { return true }
+        guard let optional = T.self as? any OptionalResolvable.Type else { return false }
+        return start.lookup(Key(optional.wrappedType, tag: key.tag, arguments: key.arguments), scope: scope) != nil
+    }
+
+    private func produce<T>(_ entry: AnyEntry, _ request: Request, as type: T.Type) throws -> T {
+        guard let observer = scope?.observer else { return try entry.produce(request, as: T.self, in: self) }
+        return try observing(entry, request, observer) { try entry.produce(request, as: T.self, in: self) }
+    }
+
+    private func produceAny(_ entry: AnyEntry, _ request: Request) throws -> Any {
+        guard let observer = scope?.observer else { return try entry.produceAny(request, in: self) }
+        return try observing(entry, request, observer) { try entry.produceAny(request, in: self) }
+    }
+
+    /// Runs `body` and tells `observer` what it did. A factory that ran for this request is
+    /// the last one to return before the request does, so "new" is exact.
+    private func observing<R>(
+        _ entry: AnyEntry, _ request: Request, _ observer: any ResolutionObserver, _ body: () throws -> R
+    ) throws -> R {
+        let dependent = stack.last?.entry
+        let depth = stack.count
+        let clock = ContinuousClock()
+        let started = clock.now
+        lastConstructed = nil
+        let value = try body()
+        let isNew = lastConstructed === entry && lastConstructedDepth == depth
+        observer.resolved(
+            ResolutionEvent(
+                key: request.key, entry: entry, dependent: dependent, start: request.start, isNew: isNew,
+                duration: clock.now - started, depth: depth))
+        return value
+    }
+
+    /// Runs a factory for a new instance, with a frame on the stack, and queues its blocks.
+    func construct<T>(_ entry: Entry<T>, _ request: Request, root: Container, identity: Identity? = nil) throws -> T {
+        if let identity, stack.contains(where: { $0.identity == identity }) {
+            throw error(.circularDependency, request.key)
+        }
+        stack.append(Frame(key: request.key, entry: entry, identity: identity))
+        defer { stack.removeLast() }
+        let resolver = Resolver(context: self, container: root)
+        let value: T
+        do {
+            value = try entry.make(resolver, request.arguments)
+        } catch let failure as ResolutionError {
+            throw failure
+        } catch {
+            throw frameError(.factoryFailed(error), request.key)
+        }
+        lastConstructed = entry
+        lastConstructedDepth = stack.count - 1
+        let blocks = entry.onResolvedBlocks
+        if !blocks.isEmpty {
+            pending.append(Pending(key: request.key, entry: entry) {
+                for block in blocks { try block(resolver, value) }
+            })
+        }
+        return value
+    }
+
+    func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
+        let identity = Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(request.start))
+        // Instances resolved with runtime arguments are never shared.
+        if request.arguments != nil { return try construct(entry, request, root: request.start, identity: identity) }
+        if let existing = graph[identity] { return existing as! T }
+        let value = try construct(entry, request, root: request.start, identity: identity)
+        graph[identity] = value
+        return value
+    }
+
+    func uniqueInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
+        let identity = Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(request.start))
+        return try construct(entry, request, root: request.start, identity: identity)
+    }
+
+    /// The instance of a cached lifetime: published, being built by this resolve (or by one
+    /// that shares a cycle with it), or built now. Waits while another thread builds it.
+    func cachedInstance<T>(_ entry: Entry<T>, slot: Slot<T>, _ request: Request, root: Container) throws -> T {
+        if let value = slot.published() { return value }
+        if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
+        let value: T
+        do {
+            value = try construct(entry, request, root: root)
+        } catch {
+            BuildCoordinator.shared.abandon(slot, by: self)
+            throw error
+        }
+        BuildCoordinator.shared.built(slot, value: value)
+        return value
+    }
+
+    /// Runs the `onResolved` blocks of new instances, oldest first, including those of
+    /// instances that blocks themselves create.
+    func runPendingBlocks() throws {
+        var index = 0
+        while index < pending.count {
+            let item = pending[index]
+            index += 1
+            stack.append(Frame(key: item.key, entry: item.entry, identity: nil))
+            defer { stack.removeLast() }
+            do {
+                try item.run()
+            } catch let failure as ResolutionError {
+                throw failure
+            } catch {
+                throw frameError(.factoryFailed(error), item.key)
+            }
+        }
+        pending.removeAll()
+    }
+
+    /// Publishes what this resolve built (with the resolves it shares a cycle with, if any).
+    private func succeed() throws {
+        guard usedCoordinator else { return }
+        try BuildCoordinator.shared.finish(self)
+    }
+
+    /// Releases what this resolve was building; returns the error to throw.
+    private func fail(_ error: any Error) -> any Error {
+        guard usedCoordinator else { return error }
+        BuildCoordinator.shared.fail(self, with: error)
+        return error
+    }
+
+    // MARK: Errors
+
+    /// An error about `key` requested from the current frame: the path is the stack plus `key`.
+    func error(_ kind: ResolutionError.Kind, _ key: Key, searched: [String] = [], suggestions: [String] = [])
+        -> ResolutionError
+    {
+        ResolutionError(
+            kind: kind, key: key.serviceKey, path: (stack.map(\.key) + [key]).map(\.serviceKey),
+            searched: searched, suggestions: suggestions)
+    }
+
+    /// An error about the key of the innermost frame (its factory or block failed).
+    func frameError(_ kind: ResolutionError.Kind, _ key: Key) -> ResolutionError {
+        ResolutionError(kind: kind, key: key.serviceKey, path: stack.map(\.key.serviceKey))
+    }
+
+    func missingError(_ key: Key, from start: Container) -> ResolutionError {
+        let diagnosis = Diagnosis(key: key, start: start, scope: scope, topLevelStart: nil)
+        return error(diagnosis.kind, key, searched: diagnosis.searched, suggestions: diagnosis.suggestions)
+    }
+
+    func ownerGoneError(_ entry: AnyEntry, _ request: Request) -> ResolutionError {
+        error(
+            .notRegistered, request.key,
+            suggestions: [
+                "the container '\(entry.ownerName)' that owns this \(entry.lifetime) registration has been deallocated; keep it alive while containers that collaborate with it resolve from it"
+            ])
+    }
+}
+
+/// A group of resolves that share a cycle across threads: they read each other's built but
+/// unpublished instances, publish together, and fail together.
+final class ResolutionGroup {
+    var members: [ResolutionContext]
+    var error: (any Error)?
+    var published = false
+    init(_ member: ResolutionContext) { members = [member] }
+}
+
+/// Lets `resolve` see through `Optional<Wrapped>`.
+protocol OptionalResolvable {
+    static var wrappedType: Any.Type { get }
+    static func wrap(_ value: Any) -> Any?
+}
+
+extension Optional: OptionalResolvable {
+    static var wrappedType: Any.Type { Wrapped.self }
+    static func wrap(_ value: Any) -> Any? {
+        guard let wrapped = value as? Wrapped else { return nil }
+        return Optional(wrapped) as Any
+    }
+}
+
+private let currentContextKey: pthread_key_t = {
+    var key = pthread_key_t()
+    let result = pthread_key_create(&key, nil)
+    precondition(result == 0, "ScopeGraph could not create its thread-local key (pthread_key_create returned \(result))")
+    return key
+}()

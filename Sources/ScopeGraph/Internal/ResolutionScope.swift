@@ -1,0 +1,148 @@
+#if os(Linux) || os(Android) || os(Windows)
+import Synchronization
+#endif
+
+/// An isolation scope for resolves: registrations that override containers' own, and a cache
+/// of its own for every cached lifetime. Override scopes of `ScopeGraphTesting` and the
+/// sandbox of validation are scopes. Bound to a task with `ResolutionScope.$current`.
+package final class ResolutionScope: @unchecked Sendable {
+    // @unchecked: `table` is written only while the scope is being set up (before it is bound
+    // to any task) and read-only afterwards; `slots` is behind its lock.
+    package let parent: ResolutionScope?
+    private var table: [ObjectIdentifier: [Key: Container.Registered]] = [:]
+    private var nextSequence = 0
+    private var pinned: [Container] = []
+    private let slots = Locked<[SlotKey: AnySlot]>([:])
+    /// Told about every instance built or reused while this scope is active.
+    package let observer: (any ResolutionObserver)?
+    /// True for override scopes and validation: cached lifetimes are cached in this scope and
+    /// the containers' caches are neither read nor written. False for traces, which only add
+    /// an observer (and use the enclosing scope's cache, if any).
+    private let ownsCache: Bool
+
+    struct SlotKey: Hashable {
+        let entry: ObjectIdentifier
+        let container: ObjectIdentifier
+    }
+
+    /// The scope bound to the current task, if any.
+    @TaskLocal package static var current: ResolutionScope?
+
+    package init(parent: ResolutionScope?, observer: (any ResolutionObserver)? = nil, isolatesCaches: Bool = true) {
+        self.parent = parent
+        self.observer = observer ?? parent?.observer
+        self.ownsCache = isolatesCaches
+    }
+
+    var hasOverrides: Bool { !table.isEmpty || (parent?.hasOverrides ?? false) }
+
+    /// The scope whose cache resolves in this scope use: this one when it isolates caches,
+    /// else the nearest enclosing one that does; `nil` means the containers' own caches.
+    var cacheScope: ResolutionScope? { ownsCache ? self : parent?.cacheScope }
+
+    /// The innermost override of `key` on `container`.
+    func override(for key: Key, in container: Container) -> AnyEntry? {
+        if let entry = table[ObjectIdentifier(container)]?[key]?.entry { return entry }
+        return parent?.override(for: key, in: container)
+    }
+
+    /// The overrides on `container`, innermost scope first, each scope's in registration order.
+    func overrides(in container: Container) -> [(key: Key, entry: AnyEntry)] {
+        let own = (table[ObjectIdentifier(container)] ?? [:]).sorted { $0.value.sequence < $1.value.sequence }
+            .map { (key: $0.key, entry: $0.value.entry) }
+        return own + (parent?.overrides(in: container) ?? [])
+    }
+
+    /// The scope's slot for `entry`'s instance cached in `container`.
+    func slot(for entry: AnyEntry, in container: Container) -> AnySlot {
+        let key = SlotKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(container))
+        return slots.withLock { slots in
+            if let slot = slots[key] { return slot }
+            let slot = entry.makeSlot()
+            slots[key] = slot
+            return slot
+        }
+    }
+
+    /// A store that records overrides on `container` in this scope. Use only before the scope
+    /// is bound to a task.
+    package func overrideStore(for container: Container) -> any RegistrationStore {
+        OverrideStore(scope: self, container: container)
+    }
+
+    fileprivate func record(_ entry: AnyEntry, under key: Key, in container: Container) {
+        if !pinned.contains(where: { $0 === container }) { pinned.append(container) }
+        table[ObjectIdentifier(container), default: [:]][key] = Container.Registered(entry: entry, sequence: nextSequence)
+        nextSequence += 1
+    }
+
+    /// Runs `body` with this scope bound to the current task (and its child tasks).
+    package func run<R>(_ body: () throws -> R) rethrows -> R {
+        ScopeActivity.enter()
+        defer { ScopeActivity.leave() }
+        return try ResolutionScope.$current.withValue(self) { try body() }
+    }
+
+    /// Runs `body` with this scope bound to the current task (and its child tasks).
+    package func run<R>(_ body: () async throws -> R) async rethrows -> R {
+        ScopeActivity.enter()
+        defer { ScopeActivity.leave() }
+        return try await ResolutionScope.$current.withValue(self) { try await body() }
+    }
+}
+
+/// Records `register` calls made on an override registrar into its scope.
+private final class OverrideStore: RegistrationStore, @unchecked Sendable {
+    // @unchecked: used only while the scope is being set up, on one thread.
+    let scope: ResolutionScope
+    let container: Container
+    init(scope: ResolutionScope, container: Container) {
+        self.scope = scope
+        self.container = container
+    }
+    func store(_ entry: AnyEntry, under key: Key) { scope.record(entry, under: key, in: container) }
+}
+
+/// Told what a resolve does while a scope with an observer is active (validation, traces).
+package protocol ResolutionObserver: AnyObject, Sendable {
+    /// One resolve finished: `event.dependent` (nil at top level) asked for `event.key`,
+    /// answered by `event.entry`.
+    func resolved(_ event: ResolutionEvent)
+}
+
+/// What an observer is told about one resolve of a key.
+package struct ResolutionEvent {
+    /// The key as requested.
+    package let key: Key
+    /// The registration that answered.
+    package let entry: AnyEntry
+    /// The registration whose factory or block asked, `nil` for the top-level request.
+    package let dependent: AnyEntry?
+    /// The container the request's lookup started from.
+    package let start: Container
+    /// True when this resolve ran the factory; false when the instance came from a cache or
+    /// from the graph of this resolve.
+    package let isNew: Bool
+    /// Time spent in this resolve, dependencies included.
+    package let duration: Duration
+    /// How many requests enclose this one (0 at top level).
+    package let depth: Int
+}
+
+/// Counts active scopes so that the resolve fast path checks one atomic integer, not the
+/// task-local, when no scope is active anywhere.
+enum ScopeActivity {
+    #if os(Linux) || os(Android) || os(Windows)
+    private static let active = Atomic<Int>(0)
+    static func enter() { active.add(1, ordering: .relaxed) }
+    static func leave() { active.subtract(1, ordering: .relaxed) }
+    @inline(__always) static var mayBeActive: Bool { active.load(ordering: .relaxed) != 0 }
+    #else
+    static func enter() {}
+    static func leave() {}
+    @inline(__always) static var mayBeActive: Bool { true }
+    #endif
+
+    /// The scope bound to the current task, read only when one may be active.
+    @inline(__always) static var current: ResolutionScope? { mayBeActive ? ResolutionScope.current : nil }
+}

@@ -1,0 +1,65 @@
+/// What a factory receives: resolves dependencies as part of the resolve in progress.
+///
+/// Resolves made through a `Resolver` join the resolution that called the factory, so cycles
+/// are detected, `graph` instances are shared, and `onResolved` blocks run at the end of the
+/// top-level resolve. Lookups start from ``container``: the owning container for the factories
+/// of singletons, and the container the request started from for the other lifetimes.
+///
+/// ```swift
+/// container.register(Checkout.self) { r in
+///     Checkout(cart: try r.resolve(), payments: try r.resolve(tag: "stripe"))
+/// }
+/// ```
+///
+/// A `Resolver` used on another thread than the one running the factory starts a separate
+/// resolution there, from the same container.
+public struct Resolver: Resolving, ResolutionEntryPoint {
+    let context: ResolutionContext
+    /// The container this resolver starts its lookups from.
+    public let container: Container
+
+    init(context: ResolutionContext, container: Container) {
+        self.context = context
+        self.container = container
+    }
+
+    /// Resolves `type` and `tag` as part of the resolve in progress.
+    /// - Parameters:
+    ///   - type: The service type.
+    ///   - tag: The tag, or `nil`.
+    /// - Returns: The instance.
+    /// - Throws: `ResolutionError`.
+    public func resolve<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
+        try ResolutionContext.resolve(Key(T.self, tag: tag), as: T.self, from: container, arguments: nil)
+    }
+
+    /// Resolves `type`, `tag` and runtime arguments as part of the resolve in progress.
+    /// - Parameters:
+    ///   - type: The service type.
+    ///   - tag: The tag, or `nil`.
+    ///   - arguments: The runtime arguments passed to the factory.
+    /// - Returns: The instance.
+    /// - Throws: `ResolutionError`.
+    public func resolve<T, each A>(_ type: T.Type, tag: ServiceTag?, arguments: repeat each A) throws -> T {
+        let key = Key(T.self, tag: tag, arguments: Key.argumentTypes(repeat (each A).self))
+        let packed = Arguments(repeat each arguments)
+        return try ResolutionContext.resolve(key, as: T.self, from: container, arguments: packed)
+    }
+
+    func resolveIfRegisteredValue<T>(_ key: Key, as type: T.Type) throws -> T? {
+        try ResolutionContext.resolveIfRegistered(key, as: type, from: container)
+    }
+
+    func resolveAllValues<T>(_ type: T.Type) throws -> [T] {
+        try ResolutionContext.resolveAll(type, from: container)
+    }
+}
+
+/// Runtime arguments of one resolve, packed as a tuple.
+package struct Arguments: @unchecked Sendable {
+    // @unchecked: the tuple is created by the resolving thread and only read by the factory it
+    // calls, on that same thread.
+    package let tuple: Any
+
+    package init<each A>(_ values: repeat each A) { tuple = (repeat each values) }
+}
