@@ -122,12 +122,15 @@ extension Container: RegistrationStore {
         var pending: [Container] = [self]
         var seen: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
         while let container = pending.popLast() {
-            let (next, slots) = container.state.withLock { state -> ([Container], [AnySlot]) in
-                state.lookups.removeAll(keepingCapacity: false)
+            // The old snapshot is released when this statement ends, after the lock.
+            let (next, slots, _) = container.state.withLock { state -> ([Container], [AnySlot], MemoSnapshot?) in
+                state.pendingLookups = [:]
+                state.memoCount = 0
+                let retired = container.swapMemo(0)
                 state.generation &+= 1
                 var slots: [AnySlot] = []
                 for id in dropped { if let slot = state.perContainer.removeValue(forKey: id) { slots.append(slot) } }
-                return ((state.children + state.dependents).compactMap(\.value), slots)
+                return ((state.children + state.dependents).compactMap(\.value), slots, retired)
             }
             for slot in slots { slot.clear() }
             for other in next where seen.insert(ObjectIdentifier(other)).inserted { pending.append(other) }
@@ -136,12 +139,17 @@ extension Container: RegistrationStore {
 
     /// The `perContainer` slot of `entry` in this container, created on first use.
     func perContainerSlot<T>(for entry: Entry<T>) -> Slot<T> {
+        unsafeDowncast(erasedPerContainerSlot(for: entry), to: Slot<T>.self)
+    }
+
+    /// The `perContainer` slot of `entry` in this container, created on first use.
+    func erasedPerContainerSlot(for entry: AnyEntry) -> AnySlot {
         state.withLock { state in
             let id = ObjectIdentifier(entry)
-            if let slot = state.perContainer[id] { return slot as! Slot<T> }
+            if let slot = state.perContainer[id] { return slot }
             let slot = entry.makeSlot()
             state.perContainer[id] = slot
-            return slot as! Slot<T>
+            return slot
         }
     }
 }

@@ -8,12 +8,22 @@ extension Container: Resolving, ResolutionEntryPoint {
     ///   - tag: The tag, or `nil` for the untagged registration (no fallback between them).
     /// - Returns: The instance.
     /// - Throws: `ResolutionError` about the deepest failure, with its path.
-    public func resolve<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
-        let key = Key(T.self, tag: tag)
-        if ResolutionContext.current == nil, !ScopeActivity.mayBeActive, let cached: T = publishedInstance(for: key) {
-            return cached
+    @inlinable
+    public func resolve<T>(_ type: T.Type = T.self, tag: ServiceTag? = nil) throws -> T {
+        // The fast path, inlined into the caller and specialized for T: an instance already
+        // published for a memoized lookup. No lock, no allocation, no dynamic cast.
+        if tag == nil, let read = beginFastRead(ofType: ObjectIdentifier(T.self)) {
+            let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }
+            read.end()
+            if let cached { return cached }
         }
-        return try ResolutionContext.resolve(key, as: T.self, from: self, arguments: nil)
+        return try resolveInContext(type, tag: tag)
+    }
+
+    /// Everything but the fast path: joins the resolve in progress on this thread or starts one.
+    @usableFromInline
+    func resolveInContext<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
+        try ResolutionContext.resolve(Key(T.self, tag: tag), as: T.self, from: self, arguments: nil)
     }
 
     /// Resolves the instance registered for `type`, `tag` and the argument types, passing the
@@ -39,22 +49,5 @@ extension Container: Resolving, ResolutionEntryPoint {
 
     func resolveAllValues<T>(_ type: T.Type) throws -> [T] {
         try ResolutionContext.resolveAll(type, from: self)
-    }
-
-    /// The fast path: an instance already published for a memoized lookup, with no lock shared
-    /// by other containers, no allocation and no dynamic cast.
-    @inline(__always)
-    private func publishedInstance<T>(for key: Key) -> T? {
-        guard let entry = memoizedLookup(key), entry.valueType == T.self else { return nil }
-        let typed = unsafeDowncast(entry, to: Entry<T>.self)
-        switch typed.lifetime {
-        case .singleton, .eagerSingleton, .weakSingleton:
-            return typed.slot?.published()
-        case .perContainer:
-            let slot = state.withLock { $0.perContainer[ObjectIdentifier(typed)] }
-            return slot.flatMap { unsafeDowncast($0, to: Slot<T>.self).published() }
-        case .unique, .graph:
-            return nil
-        }
     }
 }

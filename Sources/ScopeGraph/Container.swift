@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A dependency-injection container: a node in a tree of containers, with one-way
 /// collaboration links to siblings.
 ///
@@ -24,6 +26,9 @@ public final class Container: Sendable {
     public let parent: Container?
 
     let state: Locked<State>
+    /// The memo snapshot (a retained `MemoSnapshot`, as bits; 0 for none), read without locks
+    /// by the cached-resolve fast path. Replaced only with `state`'s lock held.
+    @usableFromInline let memo = Atomic<Int>(0)
 
     struct State {
         var registrations: [Key: Registered] = [:]
@@ -32,8 +37,9 @@ public final class Container: Sendable {
         /// Containers that collaborate with this one (reverse links), for cache invalidation.
         var dependents: [WeakContainer] = []
         var children: [WeakContainer] = []
-        /// Memo of lookup walks that started here: key to the entry that answered.
-        var lookups: [Key: AnyEntry] = [:]
+        /// Lookups that started here and are not yet in the memo snapshot.
+        var pendingLookups: [Key: MemoRecord] = [:]
+        var memoCount = 0
         var generation: UInt64 = 0
         /// `perContainer` instances whose top-level resolve started here, by entry.
         var perContainer: [ObjectIdentifier: AnySlot] = [:]
@@ -66,6 +72,8 @@ public final class Container: Sendable {
     }
 
     deinit {
+        let bits = memo.load(ordering: .sequentiallyConsistent)
+        if bits != 0 { Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
         parent?.state.withLock { state in state.children.removeAll { $0.id == ObjectIdentifier(self) } }
         // Containers that collaborated with this one must forget lookups that answered from it.
         let dependents = state.withLock { $0.dependents }

@@ -75,10 +75,16 @@ final class BuildCoordinator: Sendable {
     /// Marks `context` finished and publishes its group's instances once every member has
     /// finished; throws the group's error if another member failed.
     func finish(_ context: ResolutionContext) throws {
+        var replaced: [AnyObject] = []
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            lock.unlock()
+            replaced.removeAll()  // released outside the lock: a deinit may resolve
+        }
         context.isDone = true
         lock.broadcast()
+        // The group and its members reference each other; a finished member lets go.
+        defer { context.group = nil }
         while true {
             if let error = context.group.error {
                 release(context)
@@ -88,7 +94,7 @@ final class BuildCoordinator: Sendable {
             if context.group.members.allSatisfy(\.isDone) {
                 for member in context.group.members {
                     for slot in member.ownedSlots where slot.builder === member {
-                        if case .built(let value) = slot.phase { slot.publish(value) }
+                        if case .built(let value) = slot.phase, let old = slot.publish(value) { replaced.append(old) }
                         slot.builder = nil
                         slot.phase = .constructing
                     }
@@ -109,6 +115,7 @@ final class BuildCoordinator: Sendable {
             context.isDone = true
             if context.group.error == nil { context.group.error = error }
             release(context)
+            context.group = nil
             lock.broadcast()
         }
     }

@@ -1,19 +1,102 @@
+import Synchronization
+
 extension Container {
     /// Finds the entry answering `key` for a lookup starting here: own registrations (after any
     /// overrides of the active scope), then collaborators in link order, then the parent; each
     /// container visited once. Walks without overrides are memoized per starting container.
     func lookup(_ key: Key, scope: ResolutionScope?) -> AnyEntry? {
         if let scope, scope.hasOverrides { return walk(key, scope: scope) }
-        let (memo, generation) = state.withLock { ($0.lookups[key], $0.generation) }
-        if let memo { return memo }
+        if let entry = Reclamation.read(ThreadState.current, { memoSnapshotEntry(key) }) { return entry }
+        // A replaced snapshot is released when the statement ends, after the lock.
+        let (pending, generation, _) = state.withLock { state -> (AnyEntry?, UInt64, MemoSnapshot?) in
+            guard let record = state.pendingLookups[key] else { return (nil, state.generation, nil) }
+            // Asked again: move the pending lookups into the lock-free snapshot.
+            return (record.entry, state.generation, rebuildMemo(&state))
+        }
+        if let pending { return pending }
         guard let found = walk(key, scope: nil) else { return nil }
-        state.withLock { state in if state.generation == generation { state.lookups[key] = found } }
+        let slot: AnySlot? =
+            switch found.lifetime {
+            case .singleton, .weakSingleton, .eagerSingleton: found.ownerSlot
+            case .perContainer: erasedPerContainerSlot(for: found)
+            case .unique, .graph: nil
+            }
+        _ = state.withLock { state -> MemoSnapshot? in
+            guard state.generation == generation else { return nil }
+            state.pendingLookups[key] = MemoRecord(entry: found, slot: slot)
+            return state.pendingLookups.count >= max(16, state.memoCount) ? rebuildMemo(&state) : nil
+        }
         return found
     }
 
-    /// The memoized answer for `key`, without walking. The fast path of `resolve`.
+    /// The memoized entry for `key` in the snapshot, retained. Call inside `Reclamation.read`.
     @inline(__always)
-    func memoizedLookup(_ key: Key) -> AnyEntry? { state.withLock { $0.lookups[key] } }
+    private func memoSnapshotEntry(_ key: Key) -> AnyEntry? {
+        let bits = memo.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return nil }
+        return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
+            $0.find(key)?.entry.takeUnretainedValue()
+        }
+    }
+
+    /// Starts the resolve fast path for the untagged, argument-free key of `type`: when no
+    /// scope may be active, no resolve runs on this thread, and the memo knows the cache slot
+    /// (of the registration's own type, so it is a `Slot<type>`), opens a protected read and
+    /// returns the slot. The caller reads the slot and then calls `endFastRead` exactly once.
+    @usableFromInline
+    func beginFastRead(ofType type: ObjectIdentifier) -> FastRead? {
+        guard !ScopeActivity.mayBeActive else { return nil }
+        let thread = ThreadState.currentUnmanaged
+        return thread._withUnsafeGuaranteedRef { state -> FastRead? in
+            guard !state.isResolving else { return nil }
+            Reclamation.begin(state)
+            let bits = memo.load(ordering: .sequentiallyConsistent)
+            if bits != 0,
+                let slot = Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+                    ._withUnsafeGuaranteedRef({ $0.findSlot(ofType: type) })
+            {
+                return FastRead(thread: thread, slot: slot)
+            }
+            Reclamation.end(state)
+            return nil
+        }
+    }
+}
+
+/// A protected read opened by `Container.beginFastRead`: the slot to read, valid until
+/// `end()`.
+@usableFromInline
+struct FastRead {
+    let thread: Unmanaged<ThreadState>
+    @usableFromInline let slot: Unmanaged<AnySlot>
+
+    /// Closes the protected read.
+    @usableFromInline
+    func end() { thread._withUnsafeGuaranteedRef { Reclamation.end($0) } }
+}
+
+extension Container {
+
+    /// Replaces the snapshot with one holding its records and the pending ones. Call with the
+    /// lock held; returns the old snapshot, to release after unlocking.
+    private func rebuildMemo(_ state: inout State) -> MemoSnapshot? {
+        let old = memo.load(ordering: .sequentiallyConsistent)
+        var records = old == 0 ? [:] : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().records
+        records.merge(state.pendingLookups) { _, new in new }
+        state.pendingLookups = [:]
+        state.memoCount = records.count
+        let snapshot = MemoSnapshot(records)
+        return swapMemo(Int(bitPattern: Unmanaged.passRetained(snapshot).toOpaque()))
+    }
+
+    /// Publishes a new snapshot (bits, 0 for none) and returns the old one once no reader can
+    /// still use it. Call with the lock held; release the result after unlocking.
+    func swapMemo(_ bits: Int) -> MemoSnapshot? {
+        let old = memo.exchange(bits, ordering: .sequentiallyConsistent)
+        guard old != 0 else { return nil }
+        Reclamation.synchronize()
+        return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
+    }
 
     private func walk(_ key: Key, scope: ResolutionScope?) -> AnyEntry? {
         var visited: [ObjectIdentifier] = []

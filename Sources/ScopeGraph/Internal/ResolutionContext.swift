@@ -67,14 +67,7 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// The context of the resolve running on this thread, if any.
     @inline(__always)
-    static var current: ResolutionContext? {
-        guard let raw = pthread_getspecific(currentContextKey) else { return nil }
-        return Unmanaged<ResolutionContext>.fromOpaque(raw).takeUnretainedValue()
-    }
-
-    private static func setCurrent(_ context: ResolutionContext?) {
-        pthread_setspecific(currentContextKey, context.map { Unmanaged.passUnretained($0).toOpaque() })
-    }
+    static var current: ResolutionContext? { ThreadState.current.context?.takeUnretainedValue() }
 
     // MARK: Entry points
 
@@ -82,10 +75,11 @@ final class ResolutionContext: @unchecked Sendable {
     /// top-level resolve: pending `onResolved` blocks run and cached instances are published
     /// before it returns; on failure nothing it built is cached.
     static func withContext<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
-        if let context = current { return try body(context) }
+        let thread = ThreadState.current
+        if let context = thread.context { return try body(context.takeUnretainedValue()) }
         let context = ResolutionContext(scope: ScopeActivity.current)
-        setCurrent(context)
-        defer { setCurrent(nil) }
+        thread.context = Unmanaged.passUnretained(context)
+        defer { thread.context = nil }
         let result: R
         do {
             result = try body(context)
@@ -103,7 +97,12 @@ final class ResolutionContext: @unchecked Sendable {
 
     static func resolveIfRegistered<T>(_ key: Key, as type: T.Type, from start: Container) throws -> T? {
         try withContext { context in
-            guard context.answers(key, as: type, from: start) else { return nil }
+            guard context.answers(key, as: type, from: start) else {
+                // Registered for the type and tag with other arguments is not "nothing".
+                let missing = context.missingError(key, from: start)
+                if case .argumentMismatch = missing.kind { throw missing }
+                return nil
+            }
             return try context.resolve(key, as: type, from: start, arguments: nil)
         }
     }
@@ -320,10 +319,3 @@ extension Optional: OptionalResolvable {
         return Optional(wrapped) as Any
     }
 }
-
-private let currentContextKey: pthread_key_t = {
-    var key = pthread_key_t()
-    let result = pthread_key_create(&key, nil)
-    precondition(result == 0, "ScopeGraph could not create its thread-local key (pthread_key_create returned \(result))")
-    return key
-}()

@@ -1,6 +1,4 @@
-#if os(Linux) || os(Android) || os(Windows)
 import Synchronization
-#endif
 
 /// An isolation scope for resolves: registrations that override containers' own, and a cache
 /// of its own for every cached lifetime. Override scopes of `ScopeGraphTesting` and the
@@ -132,16 +130,10 @@ package struct ResolutionEvent {
 /// Counts active scopes so that the resolve fast path checks one atomic integer, not the
 /// task-local, when no scope is active anywhere.
 enum ScopeActivity {
-    #if os(Linux) || os(Android) || os(Windows)
     private static let active = Atomic<Int>(0)
     static func enter() { active.add(1, ordering: .relaxed) }
     static func leave() { active.subtract(1, ordering: .relaxed) }
     @inline(__always) static var mayBeActive: Bool { active.load(ordering: .relaxed) != 0 }
-    #else
-    static func enter() {}
-    static func leave() {}
-    @inline(__always) static var mayBeActive: Bool { true }
-    #endif
 
     /// The scope bound to the current task, read only when one may be active.
     @inline(__always) static var current: ResolutionScope? { mayBeActive ? ResolutionScope.current : nil }

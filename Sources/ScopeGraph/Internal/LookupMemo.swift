@@ -1,0 +1,119 @@
+import Synchronization
+
+/// What a memoized lookup remembers: the entry that answered and, for cached lifetimes, the
+/// slot a resolve starting in this container reads (the owner's slot for singletons, this
+/// container's slot for `perContainer`).
+struct MemoRecord {
+    let entry: AnyEntry
+    let slot: AnySlot?
+}
+
+/// An immutable open-addressing table of memoized lookups, read without locks under
+/// `Reclamation.read`. Keys without tag or arguments (the common case) compare by type
+/// identity only, so probing retains nothing and hashes nothing.
+final class MemoSnapshot: @unchecked Sendable {
+    // @unchecked: immutable after init; the buckets are only read.
+    struct Bucket {
+        var type: ObjectIdentifier?
+        var isSimple = false
+        /// The key's type is the registration's own type (not a forwarded one).
+        var ownType = false
+        var key: Key?
+        var entry: Unmanaged<AnyEntry>?
+        var slot: Unmanaged<AnySlot>?
+    }
+
+    let count: Int
+    private let mask: Int
+    private let buckets: UnsafeMutablePointer<Bucket>
+
+    init(_ records: [Key: MemoRecord]) {
+        count = records.count
+        var capacity = 8
+        while capacity < records.count * 2 { capacity <<= 1 }
+        mask = capacity - 1
+        buckets = .allocate(capacity: capacity)
+        buckets.initialize(repeating: Bucket(), count: capacity)
+        for (key, record) in records {
+            var index = Self.hash(key) & mask
+            while buckets[index].type != nil { index = (index + 1) & mask }
+            buckets[index] = Bucket(
+                type: ObjectIdentifier(key.type), isSimple: key.isSimple, ownType: record.entry.valueType == key.type, key: key,
+                entry: .passRetained(record.entry), slot: record.slot.map { .passRetained($0) })
+        }
+    }
+
+    deinit {
+        for index in 0...mask {
+            buckets[index].entry?.release()
+            buckets[index].slot?.release()
+        }
+        buckets.deinitialize(count: mask + 1)
+        buckets.deallocate()
+    }
+
+    /// Every record, for rebuilding a larger snapshot.
+    var records: [Key: MemoRecord] {
+        var result: [Key: MemoRecord] = [:]
+        for index in 0...mask {
+            let bucket = buckets[index]
+            if let key = bucket.key, let entry = bucket.entry {
+                result[key] = MemoRecord(entry: entry.takeUnretainedValue(), slot: bucket.slot?.takeUnretainedValue())
+            }
+        }
+        return result
+    }
+
+    /// The bucket answering `key`, unretained: valid only inside the protected read.
+    @inline(__always)
+    func find(_ key: Key) -> (entry: Unmanaged<AnyEntry>, slot: Unmanaged<AnySlot>?)? {
+        let type = ObjectIdentifier(key.type)
+        let simple = key.isSimple
+        var index = Self.hash(key) & mask
+        while true {
+            let bucket = buckets + index
+            guard let candidate = bucket.pointee.type else { return nil }
+            if candidate == type, bucket.pointee.isSimple == simple, simple || bucket.pointee.key! == key {
+                return (bucket.pointee.entry!, bucket.pointee.slot)
+            }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// The slot of the simple key of `type`, when its registration's own type is `type`.
+    @inline(__always)
+    func findSlot(ofType type: ObjectIdentifier) -> Unmanaged<AnySlot>? {
+        var index = Self.hash(type) & mask
+        while true {
+            let bucket = buckets + index
+            guard let candidate = bucket.pointee.type else { return nil }
+            if candidate == type, bucket.pointee.isSimple {
+                return bucket.pointee.ownType ? bucket.pointee.slot : nil
+            }
+            index = (index + 1) & mask
+        }
+    }
+
+    @inline(__always)
+    private static func hash(_ type: ObjectIdentifier) -> Int {
+        Int(bitPattern: (UInt(bitPattern: Int(bitPattern: type)) &* 0x9E37_79B9_7F4A_7C15) >> 20)
+    }
+
+    @inline(__always)
+    private static func hash(_ key: Key) -> Int {
+        if key.isSimple { return hash(ObjectIdentifier(key.type)) }
+        var bits = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(key.type)))
+        if !key.isSimple {
+            if let tag = key.tag { bits ^= UInt(bitPattern: tag.name.hashValue) }
+            for argument in key.arguments {
+                bits = bits &* 31 &+ UInt(bitPattern: Int(bitPattern: ObjectIdentifier(argument)))
+            }
+        }
+        return Int(bitPattern: (bits &* 0x9E37_79B9_7F4A_7C15) >> 20)
+    }
+}
+
+extension Key {
+    /// No tag and no arguments: compared by type identity alone.
+    @inline(__always) var isSimple: Bool { tag == nil && arguments.isEmpty }
+}
