@@ -225,6 +225,17 @@ private struct WeakHolder {
         #expect(message.contains("searched: empty"))
     }
 
+    @Test func aFailingWrapperStopsTheProcessWithItsMessage() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let empty = Container(name: "empty")
+            _ = LazyInjected<Greeter>(tag: "formal", from: empty).wrappedValue
+        }
+        let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(output.contains("@LazyInjected property declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
+        #expect(output.contains("could not resolve Greeter[tag: \"formal\"] from container 'empty'."))
+        #expect(output.contains("ResolutionError: nothing is registered for Greeter[tag: \"formal\"]."))
+    }
+
     @Test func failureMessageOfAStoredPropertyNamesItsEnclosingType() {
         let site = LazyHolder().$greeter.box.site
         let error = ResolutionError(kind: .notRegistered, key: ServiceKey(typeName: "Greeter"), path: [])
