@@ -73,34 +73,24 @@ private func expectedParameters(_ container: Container, count: Int) throws -> [O
     return all.prefix(count).map(ObjectIdentifier.init)
 }
 
+/// Auto-registers `Service` with the initializer that takes `parameterCount` parameters.
+private func autoregisterService(in container: Container, parameterCount: Int) {
+    switch parameterCount {
+    case 0: container.autoregister(Service.self, initializer: NoParameters.init)
+    case 1: container.autoregister(Service.self, initializer: OneParameter.init)
+    case 3: container.autoregister(Service.self, initializer: ThreeParameters.init(p1:p2:p3:))
+    case 8: container.autoregister(Service.self, initializer: EightParameters.init)
+    default: Issue.record("no initializer with \(parameterCount) parameters")
+    }
+}
+
 @Suite struct AutowiringTests {
-    @Test func wiresAnInitializerWithoutParameters() throws {
+    @Test(arguments: [0, 1, 3, 8])
+    func wiresEveryParameterOfAnInitializer(parameterCount: Int) throws {
         let container = parameterContainer()
-        container.autoregister(Service.self, initializer: NoParameters.init)
+        autoregisterService(in: container, parameterCount: parameterCount)
         let service = try container.resolve(Service.self)
-        #expect(service is NoParameters)
-        #expect(service.parameters.isEmpty)
-    }
-
-    @Test func wiresAnInitializerWithOneParameter() throws {
-        let container = parameterContainer()
-        container.autoregister(Service.self, initializer: OneParameter.init)
-        let service = try container.resolve(Service.self)
-        #expect(service.parameters == (try expectedParameters(container, count: 1)))
-    }
-
-    @Test func wiresAnInitializerWithThreeParameters() throws {
-        let container = parameterContainer()
-        container.autoregister(Service.self, initializer: ThreeParameters.init(p1:p2:p3:))
-        let service = try container.resolve(Service.self)
-        #expect(service.parameters == (try expectedParameters(container, count: 3)))
-    }
-
-    @Test func wiresAnInitializerWithEightParameters() throws {
-        let container = parameterContainer()
-        container.autoregister(Service.self, initializer: EightParameters.init)
-        let service = try container.resolve(Service.self)
-        #expect(service.parameters == (try expectedParameters(container, count: 8)))
+        #expect(service.parameters == (try expectedParameters(container, count: parameterCount)))
     }
 
     @Test func passesTheTagAndTheLifetimeThrough() throws {
@@ -125,11 +115,7 @@ private func expectedParameters(_ container: Container, count: Int) throws -> [O
     @Test(arguments: [(missing: 2, count: 3), (missing: 1, count: 3), (missing: 3, count: 3), (missing: 6, count: 8)])
     func aMissingParameterNamesItsTypeAndPosition(missing: Int, count: Int) throws {
         let container = parameterContainer(missing: [missing])
-        if count == 3 {
-            container.autoregister(Service.self, initializer: ThreeParameters.init)
-        } else {
-            container.autoregister(Service.self, initializer: EightParameters.init)
-        }
+        autoregisterService(in: container, parameterCount: count)
         let parameter = "P\(missing)"
 
         let error = try #require(throws: ResolutionError.self) { try container.resolve(Service.self) }
