@@ -99,7 +99,8 @@ private func autoregisterService(in container: Container, parameterCount: Int) {
             Service.self, tag: "three", lifetime: .singleton, initializer: ThreeParameters.init)
         #expect(registration.lifetime == .singleton)
         #expect(registration.key == ServiceKey(typeName: "Service", tag: "three"))
-        #expect(try container.resolve(Service.self, tag: "three") === (try container.resolve(Service.self, tag: "three")))
+        #expect(
+            try container.resolve(Service.self, tag: "three") === (try container.resolve(Service.self, tag: "three")))
         #expect(try container.resolveIfRegistered(Service.self) == nil)
     }
 
@@ -124,7 +125,10 @@ private func autoregisterService(in container: Container, parameterCount: Int) {
         #expect(error.key == ServiceKey(typeName: parameter))
         #expect(error.path.map(\.description) == ["Service", parameter])
         #expect(error.searched == ["root"])
-        #expect(error.suggestions.first == "Service is auto-wired: parameter \(missing) of \(count) (\(parameter)) of its initializer could not be resolved.")
+        #expect(
+            error.suggestions.first
+                == "Service is auto-wired: parameter \(missing) of \(count) (\(parameter)) of its initializer could not be resolved."
+        )
         #expect(error.suggestions.count > 1)  // the lookup's own suggestions are kept
         #expect(error.description.contains("parameter \(missing) of \(count) (\(parameter))"))
     }
@@ -138,7 +142,9 @@ private func autoregisterService(in container: Container, parameterCount: Int) {
 
         #expect(error.key == ServiceKey(typeName: "P2"))
         #expect(error.path.map(\.description) == ["Nested", "P1", "P2"])
-        #expect(error.suggestions.first == "P1 is auto-wired: parameter 1 of 1 (P2) of its initializer could not be resolved.")
+        #expect(
+            error.suggestions.first
+                == "P1 is auto-wired: parameter 1 of 1 (P2) of its initializer could not be resolved.")
         #expect(!error.description.contains("Nested is auto-wired"))
     }
 }

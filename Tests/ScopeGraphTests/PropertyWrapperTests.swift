@@ -215,9 +215,11 @@ private struct WeakHolder {
             : (WeakInjected<Greeter>(tag: "formal", from: empty).box.site, #line)
         let error = try #require(throws: ResolutionError.self) { try empty.resolve(Greeter.self, tag: "formal") }
 
-        let message = injectionFailureMessage(site: site, type: Greeter.self, tag: "formal", container: "empty", error: error)
+        let message = injectionFailureMessage(
+            site: site, type: Greeter.self, tag: "formal", container: "empty", error: error)
 
-        #expect(message.hasPrefix("\(wrapperName) property declared at ScopeGraphTests/PropertyWrapperTests.swift:\(line)"))
+        #expect(
+            message.hasPrefix("\(wrapperName) property declared at ScopeGraphTests/PropertyWrapperTests.swift:\(line)"))
         #expect(message.contains("(in failureMessageNamesThePropertyTheTypeAndTheFullError(wrapperName:))"))
         #expect(message.contains("could not resolve Greeter[tag: \"formal\"] from container 'empty'."))
         #expect(message.hasSuffix(error.description))
@@ -239,7 +241,8 @@ private struct WeakHolder {
     @Test func failureMessageOfAStoredPropertyNamesItsEnclosingType() {
         let site = LazyHolder().$greeter.box.site
         let error = ResolutionError(kind: .notRegistered, key: ServiceKey(typeName: "Greeter"), path: [])
-        let message = injectionFailureMessage(site: site, type: Greeter.self, tag: nil, container: "shared", error: error)
+        let message = injectionFailureMessage(
+            site: site, type: Greeter.self, tag: nil, container: "shared", error: error)
         #expect(message.contains("(in LazyHolder)"))
         #expect(message.contains("could not resolve Greeter from container 'shared'."))
     }
