@@ -227,6 +227,7 @@ private struct WeakHolder {
         #expect(message.contains("searched: empty"))
     }
 
+    #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
     @Test func aFailingWrapperStopsTheProcessWithItsMessage() async throws {
         let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let empty = Container(name: "empty")
@@ -237,6 +238,7 @@ private struct WeakHolder {
         #expect(output.contains("could not resolve Greeter[tag: \"formal\"] from container 'empty'."))
         #expect(output.contains("ResolutionError: nothing is registered for Greeter[tag: \"formal\"]."))
     }
+    #endif
 
     @Test func failureMessageOfAStoredPropertyNamesItsEnclosingType() {
         let site = LazyHolder().$greeter.box.site
