@@ -1,0 +1,258 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import ScopeGraph
+
+private protocol Greeter: AnyObject, Sendable {
+    var name: String { get }
+}
+
+private final class NamedGreeter: Greeter {
+    let name: String
+    init(_ name: String) { self.name = name }
+}
+
+/// Counts factory calls from any thread.
+private final class CallCounter: Sendable {
+    private let calls = Locked(0)
+    var value: Int { calls.withLock { $0 } }
+    func increment() { calls.withLock { $0 += 1 } }
+}
+
+/// A container whose `Greeter` is named after it, counting its factory calls.
+private func greeterContainer(
+    _ name: String, lifetime: Lifetime = .unique, tag: ServiceTag? = nil, counter: CallCounter = CallCounter()
+) -> Container {
+    let container = Container(name: name)
+    container.register(Greeter.self, tag: tag, lifetime: lifetime) { _ in
+        counter.increment()
+        return NamedGreeter(name)
+    }
+    return container
+}
+
+/// A struct, so its memberwise initializer can take the wrapper: a class that assigned
+/// `_greeter = Injected(from: c)` in its init would first resolve the declaration's default.
+private struct EagerHolder {
+    @Injected var greeter: Greeter
+}
+
+private final class LazyHolder {
+    @LazyInjected var greeter: Greeter
+    @LazyInjected(tag: "formal") var formal: Greeter
+}
+
+private struct WeakHolder {
+    @WeakInjected var greeter: Greeter?
+}
+
+@Suite struct PropertyWrapperTests {
+    // MARK: @Injected
+
+    @Test func injectedResolvesFromAnExplicitContainer() {
+        let holder = EagerHolder(greeter: Injected(from: greeterContainer("explicit")))
+        #expect(holder.greeter.name == "explicit")
+    }
+
+    @Test func injectedResolvesFromTheBoundCurrentContainerAtInit() {
+        let holder = Container.$current.withValue(greeterContainer("bound")) { EagerHolder() }
+        #expect(holder.greeter.name == "bound")
+        #expect(holder.$greeter.container == nil)
+    }
+
+    @Test func injectedResolvesAgainAfterRebindingThroughItsProjectedValue() {
+        let holder = EagerHolder(greeter: Injected(from: greeterContainer("first")))
+        #expect(holder.greeter.name == "first")
+        holder.$greeter.container = greeterContainer("second")
+        #expect(!holder.$greeter.isResolved)
+        #expect(holder.greeter.name == "second")
+    }
+
+    // MARK: @LazyInjected
+
+    @Test func lazyResolvesFromAnExplicitContainer() {
+        let wrapper = LazyInjected<Greeter>(from: greeterContainer("explicit"))
+        #expect(wrapper.wrappedValue.name == "explicit")
+    }
+
+    @Test func lazyResolvesFromTheCurrentContainerAtFirstReadNotAtInit() {
+        let holder = LazyHolder()
+        let greeter = Container.$current.withValue(greeterContainer("bound")) { holder.greeter }
+        #expect(greeter.name == "bound")
+    }
+
+    @Test func lazyResolvesAfterRebindingThroughItsProjectedValue() {
+        let holder = LazyHolder()
+        holder.$greeter.container = greeterContainer("test")
+        #expect(holder.greeter.name == "test")
+    }
+
+    @Test func lazyUsesItsTagAndARebindingOfTheTag() {
+        let container = greeterContainer("formal", tag: "formal")
+        container.register(Greeter.self, tag: "casual") { _ in NamedGreeter("casual") }
+        let holder = LazyHolder()
+        holder.$formal.container = container
+        #expect(holder.formal.name == "formal")
+        holder.$formal.tag = "casual"
+        #expect(holder.formal.name == "casual")
+        #expect(holder.$formal.tag == "casual")
+    }
+
+    @Test func lazyResolvesOnlyOnFirstAccess() {
+        let counter = CallCounter()
+        let wrapper = LazyInjected<Greeter>(from: greeterContainer("lazy", counter: counter))
+        #expect(counter.value == 0)
+        #expect(!wrapper.projectedValue.isResolved)
+        let first = wrapper.wrappedValue
+        let second = wrapper.wrappedValue
+        #expect(counter.value == 1)
+        #expect(first === second)
+        #expect(wrapper.projectedValue.isResolved)
+    }
+
+    @Test func lazyCopiesShareOneInstance() {
+        let counter = CallCounter()
+        let wrapper = LazyInjected<Greeter>(from: greeterContainer("copies", counter: counter))
+        let copy = wrapper
+        #expect(copy.wrappedValue === wrapper.wrappedValue)
+        #expect(counter.value == 1)
+    }
+
+    @Test func lazyReadsFromManyThreadsResolveOnce() {
+        let counter = CallCounter()
+        let container = Container(name: "threads")
+        container.register(Greeter.self, lifetime: .unique) { _ in
+            counter.increment()
+            Thread.sleep(forTimeInterval: 0.02)  // widen the window in which other readers arrive
+            return NamedGreeter("threads")
+        }
+        let wrapper = LazyInjected<Greeter>(from: container)
+        let readers = 8
+        let seen = Locked<[ObjectIdentifier]>([])
+        let group = DispatchGroup()
+        for _ in 0..<readers {
+            DispatchQueue.global().async(group: group) {
+                let greeter = wrapper.wrappedValue
+                seen.withLock { $0.append(ObjectIdentifier(greeter)) }
+            }
+        }
+        guard group.wait(timeout: .now() + 10) == .success else {
+            Issue.record("concurrent first reads did not finish within 10 s")
+            return
+        }
+        #expect(counter.value == 1)
+        #expect(seen.withLock { Set($0).count } == 1)
+        #expect(seen.withLock { $0.count } == readers)
+    }
+
+    @Test func lazyAssignmentReplacesTheInstanceWithoutResolving() {
+        let counter = CallCounter()
+        let wrapper = LazyInjected<Greeter>(from: greeterContainer("unused", counter: counter))
+        let double = NamedGreeter("double")
+        wrapper.wrappedValue = double
+        #expect(wrapper.wrappedValue === double)
+        #expect(counter.value == 0)
+    }
+
+    // MARK: @WeakInjected
+
+    @Test func weakResolvesFromAnExplicitContainer() {
+        let container = greeterContainer("explicit", lifetime: .singleton)
+        let wrapper = WeakInjected<Greeter>(from: container)
+        let kept = try? container.resolve(Greeter.self)
+        #expect(wrapper.wrappedValue === kept)
+    }
+
+    @Test func weakResolvesFromTheCurrentContainerAtFirstRead() {
+        let container = greeterContainer("bound", lifetime: .singleton)
+        let holder = WeakHolder()
+        let name = Container.$current.withValue(container) { holder.greeter?.name }
+        #expect(name == "bound")
+    }
+
+    @Test func weakResolvesAfterRebindingThroughItsProjectedValue() {
+        let container = greeterContainer("test", lifetime: .singleton)
+        let holder = WeakHolder()
+        holder.$greeter.container = container
+        #expect(holder.greeter?.name == "test")
+    }
+
+    @Test func weakReleasesTheInstanceWhenItsOwnerLetsGo() throws {
+        let counter = CallCounter()
+        let container = greeterContainer("owner", lifetime: .singleton, counter: counter)
+        let wrapper = WeakInjected<Greeter>(from: container)
+        weak var observed: Greeter?
+        do {
+            let greeter = try #require(wrapper.wrappedValue)
+            observed = greeter
+            #expect(greeter === (try container.resolve(Greeter.self)))
+        }
+        #expect(observed != nil)  // the container's singleton keeps it alive
+        container.removeAll()
+        #expect(observed == nil)  // the wrapper did not keep it alive
+        #expect(wrapper.wrappedValue == nil)
+        #expect(counter.value == 1)  // and did not resolve again
+    }
+
+    @Test func weakKeepsAValueTypeAsACopy() {
+        let container = Container(name: "values")
+        container.register(Int.self) { _ in 42 }
+        let wrapper = WeakInjected<Int>(from: container)
+        #expect(wrapper.wrappedValue == 42)
+        #expect(wrapper.wrappedValue == 42)
+    }
+
+    // MARK: Failure messages
+
+    @Test(arguments: ["@LazyInjected", "@WeakInjected"])
+    func failureMessageNamesThePropertyTheTypeAndTheFullError(wrapperName: String) throws {
+        let empty = Container(name: "empty")
+        empty.register(Greeter.self, tag: "casual") { _ in NamedGreeter("casual") }
+        let (site, line): (InjectionSite, UInt) =
+            wrapperName == "@LazyInjected"
+            ? (LazyInjected<Greeter>(tag: "formal", from: empty).box.site, #line)
+            : (WeakInjected<Greeter>(tag: "formal", from: empty).box.site, #line)
+        let error = try #require(throws: ResolutionError.self) { try empty.resolve(Greeter.self, tag: "formal") }
+
+        let message = injectionFailureMessage(
+            site: site, type: Greeter.self, tag: "formal", container: "empty", error: error)
+
+        #expect(
+            message.hasPrefix("\(wrapperName) property declared at ScopeGraphTests/PropertyWrapperTests.swift:\(line)"))
+        #expect(message.contains("(in failureMessageNamesThePropertyTheTypeAndTheFullError(wrapperName:))"))
+        #expect(message.contains("could not resolve Greeter[tag: \"formal\"] from container 'empty'."))
+        #expect(message.hasSuffix(error.description))
+        #expect(message.contains("nothing is registered for Greeter[tag: \"formal\"]"))
+        #expect(message.contains("searched: empty"))
+    }
+
+    #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
+    @Test func aFailingWrapperStopsTheProcessWithItsMessage() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let empty = Container(name: "empty")
+            _ = LazyInjected<Greeter>(tag: "formal", from: empty).wrappedValue
+        }
+        let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(output.contains("@LazyInjected property declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
+        #expect(output.contains("could not resolve Greeter[tag: \"formal\"] from container 'empty'."))
+        #expect(output.contains("ResolutionError: nothing is registered for Greeter[tag: \"formal\"]."))
+    }
+    #endif
+
+    @Test func failureMessageOfAStoredPropertyNamesItsEnclosingType() {
+        let site = LazyHolder().$greeter.box.site
+        let error = ResolutionError(kind: .notRegistered, key: ServiceKey(typeName: "Greeter"), path: [])
+        let message = injectionFailureMessage(
+            site: site, type: Greeter.self, tag: nil, container: "shared", error: error)
+        #expect(message.contains("(in LazyHolder)"))
+        #expect(message.contains("could not resolve Greeter from container 'shared'."))
+    }
+
+    @Test func reentrantReadMessageNamesThePropertyAndTheType() {
+        let site = LazyHolder().$greeter.box.site
+        let message = reentrantInjectionMessage(site: site, type: Greeter.self)
+        #expect(message.hasPrefix("@LazyInjected property declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
+        #expect(message.contains("its own resolve of Greeter"))
+    }
+}
