@@ -34,7 +34,12 @@ final class DryRun {
 
     let containers: [Container]
     private(set) var subjects: [Subject] = []
-    private(set) var issues: [ValidationIssue] = []
+    /// The issues found, by the index of the subject they are about (`Int.max`: no subject).
+    private var found: [(subject: Int, issue: ValidationIssue)] = []
+    /// The issues found, in subject order (registration order), then the others.
+    var issues: [ValidationIssue] {
+        found.enumerated().sorted { ($0.element.subject, $0.offset) < ($1.element.subject, $1.offset) }.map(\.element.issue)
+    }
     /// Entries seen anywhere (subtree or not), by identity, for the graph.
     private(set) var entries: [ObjectIdentifier: AnyEntry] = [:]
     /// Entry-level edges in the order first observed: dependent, then dependency.
@@ -147,8 +152,8 @@ final class DryRun {
 
     private func warn(_ index: Int, _ message: String, path: [ServiceKey] = []) {
         let subject = subjects[index]
-        issues.append(
-            ValidationIssue(severity: .warning, key: subject.key.serviceKey, container: subject.container.name, message: message, path: path))
+        found.append(
+            (index, ValidationIssue(severity: .warning, key: subject.key.serviceKey, container: subject.container.name, message: message, path: path)))
     }
 
     // MARK: Analysis
@@ -192,10 +197,10 @@ final class DryRun {
                 message += "; also breaks \(names.joined(separator: ", "))"
             }
             let subject = subjects[failure.subject]
-            issues.append(
-                ValidationIssue(
+            found.append(
+                (failure.subject, ValidationIssue(
                     severity: .error, key: subject.key.serviceKey, container: subject.container.name, message: message,
-                    path: failure.error.path))
+                    path: failure.error.path)))
         }
     }
 
@@ -203,7 +208,7 @@ final class DryRun {
     /// "Closer" is a strict order, so following causes always ends.
     private static func isCause(_ cause: Failure, of failure: Failure, subjects: [Subject]) -> Bool {
         let (a, b) = (cause.error, failure.error)
-        guard a.kind.description == b.kind.description, a.key == b.key else { return false }
+        guard a.kind.description == b.kind.description else { return false }
         if case .circularDependency = a.kind {
             // The same loop, entered elsewhere: keep the failure whose path reaches it first.
             let (loopA, loopB) = (loop(of: a.path), loop(of: b.path))
@@ -211,7 +216,7 @@ final class DryRun {
             let (prefixA, prefixB) = (a.path.count - loopA.count, b.path.count - loopB.count)
             return prefixA < prefixB || (prefixA == prefixB && cause.subject < failure.subject)
         }
-        guard a.path.count <= b.path.count, Array(b.path.suffix(a.path.count)) == a.path else { return false }
+        guard a.key == b.key, a.path.count <= b.path.count, Array(b.path.suffix(a.path.count)) == a.path else { return false }
         let startsAtCause = a.path.first == subjects[cause.subject].key.serviceKey
         let startsAtFailure = b.path.first == subjects[failure.subject].key.serviceKey
         return a.path.count < b.path.count || (startsAtCause && !startsAtFailure)
@@ -330,10 +335,10 @@ final class DryRun {
     private func reportUnusedSamples() {
         let used = Set(subjects.map(\.key))
         for key in options.samples.keys.sorted(by: { $0.serviceKey.description < $1.serviceKey.description }) where !used.contains(key) {
-            issues.append(
-                ValidationIssue(
+            found.append(
+                (Int.max, ValidationIssue(
                     severity: .warning, key: key.serviceKey, container: containers[0].name,
-                    message: "sample arguments supplied, but no container in the validated tree registers \(key.serviceKey)"))
+                    message: "sample arguments supplied, but no container in the validated tree registers \(key.serviceKey)")))
         }
     }
 }
