@@ -22,6 +22,7 @@ extension DependencyGraph {
         var lines = [
             "digraph ScopeGraph {",
             "  rankdir=LR;",
+            "  graph [fontname=\"Helvetica\", fontsize=12];",
             "  node [shape=box, style=\"rounded\", fontname=\"Helvetica\", fontsize=11];",
             "  edge [fontname=\"Helvetica\", fontsize=10];",
         ]

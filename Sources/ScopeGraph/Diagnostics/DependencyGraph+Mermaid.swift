@@ -2,7 +2,7 @@ import Foundation
 
 extension DependencyGraph {
     /// The graph as a Mermaid flowchart: containers as (nested) subgraphs, lifetimes as
-    /// classes (`graph`, `unique`, `singleton`, …), cycle edges labelled `cycle` and drawn red,
+    /// classes (`lifetime_graph`, `lifetime_singleton`, …), cycle edges labelled `cycle` and drawn red,
     /// failing registrations in the `error` class, warnings in `warning`, missing dependencies
     /// as dashed links to extra nodes.
     ///
@@ -31,8 +31,8 @@ extension DependencyGraph {
         for lifetime in Self.lifetimes {
             let members = nodes.indices.filter { nodes[$0].lifetime == lifetime }
             guard !members.isEmpty else { continue }
-            lines.append("  classDef \(lifetime) \(Self.mermaidStyle(lifetime))")
-            lines.append("  class \(members.map { "n\($0)" }.joined(separator: ",")) \(lifetime)")
+            lines.append("  classDef lifetime_\(lifetime) \(Self.mermaidStyle(lifetime))")
+            lines.append("  class \(members.map { "n\($0)" }.joined(separator: ",")) lifetime_\(lifetime)")
         }
         let failing = nodes.indices.filter { severity(ofNode: $0) == .error }.map { "n\($0)" } + missing.indices.map { "missing\($0)" }
         if !failing.isEmpty {
