@@ -144,7 +144,7 @@ private final class GCheckout: Sendable {}
                     label="app";
                     style="rounded";
                     n0 [label="GPing\nweakSingleton", style="rounded,dotted", color="red", fontcolor="red", penwidth=2];
-                    n1 [label="GPong\ngraph"];
+                    n1 [label="GPong\ngraph", color="red", fontcolor="red", penwidth=2];
                     n2 [label="GCheckout\ngraph", color="red", fontcolor="red", penwidth=2];
                     subgraph cluster_1 {
                       label="empty";
@@ -218,7 +218,7 @@ private final class GCheckout: Sendable {}
                   classDef lifetime_weakSingleton stroke-width:2px,stroke-dasharray:2 2
                   class n0 lifetime_weakSingleton
                   classDef error stroke:#d00,stroke-width:2px,color:#d00
-                  class n0,n2,missing0 error
+                  class n0,n1,n2,missing0 error
                   linkStyle 0,1,2 stroke:#d00,stroke-width:2px
 
                 """)

@@ -91,6 +91,8 @@ public struct DependencyGraph: Sendable {
     let nodeCluster: [Int]
     let links: [Link]
     let missing: [Missing]
+    /// Nodes whose dry run failed, by index (their own error, or one they depend on).
+    let failedNodes: Set<Int>
 
     init(_ run: DryRun) {
         var clusters: [Cluster] = []
@@ -139,17 +141,19 @@ public struct DependencyGraph: Sendable {
         self.links = links
         self.edges = links.map { Edge(from: nodes[$0.from], to: nodes[$0.to]) }
         self.cycleEdges = Set(links.filter(\.isCycle).map { Edge(from: nodes[$0.from], to: nodes[$0.to]) })
+        self.failedNodes = Set(run.failedEntries.compactMap { nodeIndex[$0] })
         self.missing = run.missing.compactMap { item in nodeIndex[item.from].map { Missing(from: $0, key: item.key) } }
         self.issues = ValidationReport(
             issues: run.issues, containers: run.containers.map(\.name), registrationCount: run.subjects.count
         ).issues
     }
 
-    /// The worst severity among the issues about the node at `index`, if any.
+    /// `.error` when the node at `index` fails to resolve (itself, or through a dependency),
+    /// else `.warning` when an issue is about it, else `nil`.
     func severity(ofNode index: Int) -> ValidationIssue.Severity? {
         let node = nodes[index]
         let own = issues.filter { $0.key == node.key && $0.container == node.container }
-        if own.contains(where: { $0.severity == .error }) { return .error }
+        if failedNodes.contains(index) || own.contains(where: { $0.severity == .error }) { return .error }
         return own.isEmpty ? nil : .warning
     }
 
@@ -166,5 +170,31 @@ public struct DependencyGraph: Sendable {
         var lines = [cluster.name + (cluster.isOutside ? " (outside)" : "")]
         if !cluster.collaborators.isEmpty { lines.append("collaborates with: " + cluster.collaborators.joined(separator: ", ")) }
         return lines
+    }
+}
+
+extension DependencyGraph {
+    /// A text format the graph renders to.
+    public enum Format: String, Sendable, CaseIterable {
+        /// Graphviz DOT; see `dot()`.
+        case dot
+        /// A Mermaid flowchart; see `mermaid()`.
+        case mermaid
+    }
+
+    /// The graph rendered in `format`, for command-line tools:
+    ///
+    /// ```swift
+    /// if let format = DependencyGraph.Format(rawValue: argument) {
+    ///     print(app.dependencyGraph().rendered(as: format), terminator: "")
+    /// }
+    /// ```
+    /// - Parameter format: `.dot` or `.mermaid`.
+    /// - Returns: `dot()` or `mermaid()`.
+    public func rendered(as format: Format) -> String {
+        switch format {
+        case .dot: dot()
+        case .mermaid: mermaid()
+        }
     }
 }

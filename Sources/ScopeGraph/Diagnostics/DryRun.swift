@@ -49,6 +49,11 @@ final class DryRun {
     /// Dependencies that no registration answers: the asking entry and the missing key.
     private(set) var missing: [(from: ObjectIdentifier, key: ServiceKey)] = []
 
+    /// The subjects whose dry run failed, whether the issue is theirs or their cause's.
+    var failedEntries: Set<ObjectIdentifier> {
+        Set(failures.filter { !$0.isForward }.map { ObjectIdentifier(subjects[$0.subject].entry) })
+    }
+
     private let options: ValidationOptions
     private var failures: [Failure] = []
     private var observations: [Observation] = []
