@@ -88,7 +88,7 @@ extension Container {
     ///
     /// Covers resolves made by `operation` on the current task and its child tasks, from any
     /// container. Tracing only observes: it changes no caching, and inside an override scope
-    /// or a validation it sees what they do. `sink` is called on the resolving thread, while
+    /// it sees the scope's overrides and uses its caches. `sink` is called on the resolving thread, while
     /// the resolve is in progress: keep it fast, and do not resolve from it.
     ///
     /// ```swift
