@@ -151,6 +151,30 @@ private final class RunCounter: @unchecked Sendable {
         #expect(whole.errors.first?.message.hasPrefix("missing dependency: VStore -> VHelper; nothing is registered for VHelper") == true)
     }
 
+    @Test func warnsWhenASingletonHoldsAWeakSingletonOnlyThroughUncachedIntermediates() {
+        let app = Container(name: "app")
+        app.register(VCache.self, lifetime: .weakSingleton) { _ in VCache() }
+        // Directly, from an eager singleton.
+        app.register(VLogger.self, lifetime: .eagerSingleton) { r in _ = try r.resolve(VCache.self); return VLogger() }
+        // Through a singleton: that singleton gets the warning, not this one.
+        app.register(VHelper.self, lifetime: .singleton) { r in VHelper(cache: try r.resolve()) }
+        app.register(VStore.self, lifetime: .singleton) { r in VStore(helper: try r.resolve()) }
+        // Through onResolved, which holds as much as a factory does.
+        app.register(VClock.self, lifetime: .singleton) { _ in VClock() }.onResolved { r, _ in _ = try r.resolve(VCache.self) }
+        // Graph and unique dependents die with their object graph: no warning.
+        app.register(VScreen.self) { r in _ = try r.resolve(VCache.self); return VScreen() }
+        app.register(VAvatar.self, lifetime: .unique) { r in _ = try r.resolve(VCache.self); return VAvatar() }
+        let report = app.validate()
+        #expect(report.isValid)
+        #expect(
+            report.warnings.map(\.description) == [
+                "warning [app] VLogger: eagerSingleton holds weakSingleton VCache, so VCache never dies while the eagerSingleton lives; make VCache a singleton, or resolve it lazily",
+                "warning [app] VHelper: singleton holds weakSingleton VCache, so VCache never dies while the singleton lives; make VCache a singleton, or resolve it lazily",
+                "warning [app] VClock: singleton holds weakSingleton VCache, so VCache never dies while the singleton lives; make VCache a singleton, or resolve it lazily",
+            ])
+        #expect(report.warnings.first?.path.map(\.description) == ["VLogger", "VCache"])
+    }
+
     @Test func leavesEveryCacheUntouched() throws {
         let runs = RunCounter()
         let app = Container(name: "app")
