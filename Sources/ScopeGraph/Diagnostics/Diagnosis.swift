@@ -1,5 +1,10 @@
 /// Why a key was not found, and what the user probably meant: the one place that words the
 /// suggestions of `notRegistered` and `argumentMismatch` errors.
+///
+/// Close matches, in this order: the same type and tag with other argument types (which makes
+/// the error an `argumentMismatch`); the same type under another tag; the same type registered
+/// in a container the lookup does not visit (a child of the start, or an unlinked sibling);
+/// a different type with the same name; a type with a similar name. With none, how to register it.
 struct Diagnosis {
     let kind: ResolutionError.Kind
     let searched: [String]
@@ -10,29 +15,46 @@ struct Diagnosis {
         searched = order.map(\.name)
         var suggestions: [String] = []
         var mismatch = false
-        let requested = Self.describe(key.tag)
+        let requested = key.serviceKey
         for container in order {
             for (other, _) in container.registrationsInOrder(scope: scope) where other.type == key.type {
                 if other.tag == key.tag {
                     mismatch = true
-                    let arguments = other.arguments.isEmpty
-                        ? "no runtime arguments" : "arguments (\(other.arguments.map { String(describing: $0) }.joined(separator: ", ")))"
                     suggestions.append(
-                        "'\(container.name)' registers \(other.serviceKey) with \(arguments); resolve it with exactly those argument types.")
-                } else if other.sameArguments(as: key) || other.arguments.isEmpty {
+                        other.arguments.isEmpty
+                            ? "'\(container.name)' registers \(other.serviceKey) without runtime arguments: resolve it without arguments."
+                            : "'\(container.name)' registers \(other.serviceKey): resolve it with arguments of exactly those types, in that order.")
+                } else if other.sameArguments(as: key) {
                     suggestions.append(
-                        "'\(container.name)' registers \(key.type) \(Self.describe(other.tag)); there is no fallback between tags: ask for that tag, or register \(requested).")
+                        "'\(container.name)' registers \(other.serviceKey): there is no fallback between tags; ask for \(Self.describe(other.tag)), or register \(requested).")
                 }
             }
         }
-        // The same key registered where this lookup does not look.
+        // The same type registered where this lookup does not look.
         let visited = Set(order.map(ObjectIdentifier.init))
         var trees = [start.root]
         if let other = topLevelStart?.root, other !== start.root { trees.append(other) }
-        let outside = trees.flatMap { $0.subtree() }.filter { !visited.contains(ObjectIdentifier($0)) }
-        for container in outside where container.registrationsInOrder(scope: scope).contains(where: { $0.key == key }) {
-            suggestions.append(
-                "'\(container.name)' registers \(key.serviceKey), but a lookup starting at '\(start.name)' does not visit it; register it in '\(start.name)' or one of its ancestors, or link them with \(start.name).collaborate(with: \(container.name)). (Singletons resolve their dependencies from the container that owns them, never from the child that asked.)")
+        let everywhere = trees.flatMap { $0.subtree() }
+        let outside = everywhere.filter { !visited.contains(ObjectIdentifier($0)) }
+        for container in outside {
+            for (other, _) in container.registrationsInOrder(scope: scope) where other.type == key.type {
+                suggestions.append(Self.unvisited(container, registers: other, requested: key, start: start))
+            }
+        }
+        // Types named alike: the same name from another module, or a near miss.
+        var named: Set<String> = []
+        let wanted = String(describing: key.type)
+        for container in order + outside {
+            for (other, _) in container.registrationsInOrder(scope: scope) where other.type != key.type {
+                let name = String(describing: other.type)
+                guard named.insert(name).inserted else { continue }
+                if name == wanted {
+                    suggestions.append(
+                        "'\(container.name)' registers a different type that is also named \(name) (from another module, or nested in another type): check which one is asked for.")
+                } else if Self.isClose(name, wanted) {
+                    suggestions.append("did you mean \(name)? '\(container.name)' registers \(other.serviceKey).")
+                }
+            }
         }
         kind = mismatch ? .argumentMismatch : .notRegistered
         if suggestions.isEmpty {
@@ -41,7 +63,48 @@ struct Diagnosis {
         self.suggestions = suggestions
     }
 
+    /// A registration of the requested type in a container the lookup did not visit.
+    private static func unvisited(_ container: Container, registers other: Key, requested key: Key, start: Container) -> String {
+        let found = "'\(container.name)' registers \(other.serviceKey), but a lookup starting at '\(start.name)' does not visit it"
+        guard other == key else { return found + " (and the tag or argument types differ too)." }
+        if container.isDescendant(of: start) {
+            return found
+                + ": lookups never go down to children; register \(key.serviceKey) in '\(start.name)' or an ancestor. (A singleton resolves its dependencies from the container that owns it, never from the child that asked; a graph or unique dependent would see the child's registrations.)"
+        }
+        return found + ": link them with \(start.name).collaborate(with: \(container.name)), or move \(key.serviceKey) to a common ancestor."
+    }
+
     private static func describe(_ tag: ServiceTag?) -> String {
-        tag.map { "with tag \($0)" } ?? "without a tag"
+        tag.map { "tag \($0)" } ?? "it without a tag"
+    }
+
+    /// True for names a typo apart: at most one edit per four characters (at least one).
+    private static func isClose(_ lhs: String, _ rhs: String) -> Bool {
+        let (a, b) = (Array(lhs.lowercased()), Array(rhs.lowercased()))
+        guard min(a.count, b.count) >= 3 else { return false }
+        let limit = max(1, min(a.count, b.count) / 4)
+        guard abs(a.count - b.count) <= limit else { return false }
+        if a == b { return true }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count] <= limit
+    }
+}
+
+extension Container {
+    /// True when `ancestor` is this container's parent, grandparent, …
+    func isDescendant(of ancestor: Container) -> Bool {
+        var node = parent
+        while let current = node {
+            if current === ancestor { return true }
+            node = current.parent
+        }
+        return false
     }
 }

@@ -1,0 +1,276 @@
+import Foundation
+import Testing
+import ScopeGraph
+
+private final class GLogger: Sendable {}
+private final class GDatabase: Sendable {}
+private final class GCatalog: Sendable {}
+private final class GCart: Sendable {}
+private final class GSession: Sendable {}
+private final class GPing: Sendable {}
+private final class GPong: Sendable {}
+private protocol GPayments: Sendable {}
+private final class GCheckout: Sendable {}
+
+@Suite struct DependencyGraphTests {
+    /// app (Logger singleton, Database eagerSingleton, Session(String) unique)
+    ///   catalog (Catalog perContainer -> Database, Logger)
+    ///   cart, collaborates with catalog (Cart -> Catalog, Logger)
+    private func shopTree() -> (app: Container, children: [Container]) {
+        let app = Container(name: "app")
+        app.register(GLogger.self, lifetime: .singleton) { _ in GLogger() }
+        app.register(GDatabase.self, tag: "main", lifetime: .eagerSingleton) { r in _ = try r.resolve(GLogger.self); return GDatabase() }
+        app.register(GSession.self, lifetime: .unique) { (_, _: String) in GSession() }
+        let catalog = app.makeChild(name: "catalog")
+        catalog.register(GCatalog.self, lifetime: .perContainer) { r in
+            _ = try r.resolve(GDatabase.self, tag: "main")
+            return GCatalog()
+        }
+        let cart = app.makeChild(name: "cart")
+        cart.collaborate(with: catalog)
+        cart.register(GCart.self) { r in
+            _ = try r.resolve(GCatalog.self)
+            _ = try r.resolve(GLogger.self)
+            return GCart()
+        }
+        return (app, [catalog, cart])
+    }
+
+    /// app (Ping weakSingleton <-> Pong graph: a constructor cycle; Checkout -> Payments, missing),
+    /// with an empty child.
+    private func brokenTree() -> (app: Container, empty: Container) {
+        let app = Container(name: "app")
+        app.register(GPing.self, lifetime: .weakSingleton) { r in _ = try r.resolve(GPong.self); return GPing() }
+        app.register(GPong.self) { r in _ = try r.resolve(GPing.self); return GPong() }
+        app.register(GCheckout.self) { r in _ = try r.resolve((any GPayments).self); return GCheckout() }
+        return (app, app.makeChild(name: "empty"))
+    }
+
+    @Test func nodesAreEveryRegistrationInSubtreeOrder() {
+        let tree = shopTree()
+        let graph = tree.app.dependencyGraph()
+        #expect(
+            graph.nodes.map(\.description) == [
+                "GLogger (singleton) in 'app'",
+                #"GDatabase[tag: "main"] (eagerSingleton) in 'app'"#,
+                "GSession(String) (unique) in 'app'",
+                "GCatalog (perContainer) in 'catalog'",
+                "GCart (graph) in 'cart'",
+            ])
+        #expect(graph.nodes[3] == DependencyGraph.Node(key: ServiceKey(typeName: "GCatalog"), container: "catalog", lifetime: .perContainer))
+    }
+
+    @Test func edgesAreTheDependenciesObservedByTheDryRun() {
+        let tree = shopTree()
+        let graph = tree.app.dependencyGraph()
+        #expect(
+            graph.edges.map(\.description) == [
+                #"GDatabase[tag: "main"] -> GLogger"#,
+                #"GCatalog -> GDatabase[tag: "main"]"#,
+                "GCart -> GCatalog",
+                "GCart -> GLogger",
+            ])
+        #expect(graph.cycleEdges.isEmpty)
+        #expect(graph.issues.map(\.key.description) == ["GSession(String)"], "skipped: it needs a String")
+    }
+
+    @Test func sampleArgumentsAddTheEdgesOfRegistrationsThatNeedThem() {
+        let app = Container(name: "app")
+        app.register(GLogger.self, lifetime: .singleton) { _ in GLogger() }
+        app.register(GSession.self) { (r, _: String) in _ = try r.resolve(GLogger.self); return GSession() }
+        #expect(app.dependencyGraph().edges.isEmpty)
+        var options = ValidationOptions()
+        options.provideArguments(for: GSession.self, "token")
+        #expect(app.dependencyGraph(with: options).edges.map(\.description) == ["GSession(String) -> GLogger"])
+    }
+
+    @Test func aChildsGraphShowsTheOutsideRegistrationsItUses() {
+        let tree = shopTree()
+        let graph = tree.children[1].dependencyGraph()
+        #expect(graph.nodes.map(\.description) == [
+            "GCart (graph) in 'cart'",
+            #"GDatabase[tag: "main"] (eagerSingleton) in 'app'"#,
+            "GLogger (singleton) in 'app'",
+            "GCatalog (perContainer) in 'catalog'",
+        ])
+        #expect(graph.dot().contains("label=\"catalog (outside)\";"))
+    }
+
+    @Test func dotOfAKnownTree() {
+        let tree = shopTree()
+        #expect(
+            tree.app.dependencyGraph().dot() == #"""
+                digraph ScopeGraph {
+                  rankdir=LR;
+                  graph [fontname="Helvetica", fontsize=12];
+                  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];
+                  edge [fontname="Helvetica", fontsize=10];
+                  subgraph cluster_0 {
+                    label="app";
+                    style="rounded";
+                    n0 [label="GLogger\nsingleton", style="rounded,bold"];
+                    n1 [label="GDatabase[tag: \"main\"]\neagerSingleton", style="rounded,bold,filled", fillcolor="lightgrey"];
+                    n2 [label="GSession(String)\nunique", style="rounded,dashed", color="orange", penwidth=2];
+                    subgraph cluster_1 {
+                      label="catalog";
+                      style="rounded";
+                      n3 [label="GCatalog\nperContainer", style="rounded,filled", fillcolor="lightyellow"];
+                    }
+                    subgraph cluster_2 {
+                      label="cart\ncollaborates with: catalog";
+                      style="rounded";
+                      n4 [label="GCart\ngraph"];
+                    }
+                  }
+                  n1 -> n0;
+                  n3 -> n1;
+                  n4 -> n3;
+                  n4 -> n0;
+                }
+
+                """#)
+    }
+
+    @Test func dotHighlightsCyclesErrorsAndMissingDependencies() {
+        let tree = brokenTree()
+        #expect(
+            tree.app.dependencyGraph().dot() == #"""
+                digraph ScopeGraph {
+                  rankdir=LR;
+                  graph [fontname="Helvetica", fontsize=12];
+                  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];
+                  edge [fontname="Helvetica", fontsize=10];
+                  subgraph cluster_0 {
+                    label="app";
+                    style="rounded";
+                    n0 [label="GPing\nweakSingleton", style="rounded,dotted", color="red", fontcolor="red", penwidth=2];
+                    n1 [label="GPong\ngraph", color="red", fontcolor="red", penwidth=2];
+                    n2 [label="GCheckout\ngraph", color="red", fontcolor="red", penwidth=2];
+                    subgraph cluster_1 {
+                      label="empty";
+                      style="rounded";
+                      empty1 [label="no registrations", shape=plaintext];
+                    }
+                  }
+                  n0 -> n1 [color="red", penwidth=2, label="cycle"];
+                  n1 -> n0 [color="red", penwidth=2, label="cycle"];
+                  missing0 [label="GPayments\nnot registered", style="dashed", color="red", fontcolor="red"];
+                  n2 -> missing0 [color="red", style="dashed"];
+                }
+
+                """#)
+    }
+
+    @Test func mermaidOfAKnownTree() {
+        let tree = shopTree()
+        #expect(
+            tree.app.dependencyGraph().mermaid() == """
+                flowchart LR
+                  subgraph c0["app"]
+                    n0["GLogger<br/>singleton"]
+                    n1["GDatabase[tag: #quot;main#quot;]<br/>eagerSingleton"]
+                    n2["GSession(String)<br/>unique"]
+                    subgraph c1["catalog"]
+                      n3["GCatalog<br/>perContainer"]
+                    end
+                    subgraph c2["cart<br/>collaborates with: catalog"]
+                      n4["GCart<br/>graph"]
+                    end
+                  end
+                  n1 --> n0
+                  n3 --> n1
+                  n4 --> n3
+                  n4 --> n0
+                  classDef lifetime_graph stroke-width:1px
+                  class n4 lifetime_graph
+                  classDef lifetime_unique stroke-dasharray:5 5
+                  class n2 lifetime_unique
+                  classDef lifetime_singleton stroke-width:3px
+                  class n0 lifetime_singleton
+                  classDef lifetime_eagerSingleton stroke-width:3px,fill:#ddd
+                  class n1 lifetime_eagerSingleton
+                  classDef lifetime_perContainer fill:#ffd
+                  class n3 lifetime_perContainer
+                  classDef warning stroke:#e80,stroke-width:2px
+                  class n2 warning
+
+                """)
+    }
+
+    @Test func mermaidHighlightsCyclesErrorsAndMissingDependencies() {
+        let tree = brokenTree()
+        #expect(
+            tree.app.dependencyGraph().mermaid() == """
+                flowchart LR
+                  subgraph c0["app"]
+                    n0["GPing<br/>weakSingleton"]
+                    n1["GPong<br/>graph"]
+                    n2["GCheckout<br/>graph"]
+                    subgraph c1["empty"]
+                    end
+                  end
+                  n0 -->|cycle| n1
+                  n1 -->|cycle| n0
+                  missing0["GPayments<br/>not registered"]
+                  n2 -.-> missing0
+                  classDef lifetime_graph stroke-width:1px
+                  class n1,n2 lifetime_graph
+                  classDef lifetime_weakSingleton stroke-width:2px,stroke-dasharray:2 2
+                  class n0 lifetime_weakSingleton
+                  classDef error stroke:#d00,stroke-width:2px,color:#d00
+                  class n0,n1,n2,missing0 error
+                  linkStyle 0,1,2 stroke:#d00,stroke-width:2px
+
+                """)
+        #expect(tree.app.dependencyGraph().cycleEdges.map(\.description).sorted() == ["GPing -> GPong", "GPong -> GPing"])
+    }
+
+    // Rendering needs Graphviz's `dot` (`apt-get install -y graphviz`; .ci/run installs it).
+    // Without it this test is skipped, and the skip names the reason.
+    @Test(.enabled(if: GraphvizDot.path != nil, "Graphviz `dot` is not installed: apt-get install -y graphviz"))
+    func graphvizRendersTheDotOfAMultiContainerTree() throws {
+        let shop = shopTree()
+        let broken = brokenTree()
+        for graph in [shop.app.dependencyGraph(), shop.children[1].dependencyGraph(), broken.app.dependencyGraph()] {
+            let svg = try GraphvizDot.render(graph.dot())
+            #expect(svg.contains("<svg"))
+            #expect(svg.contains("cluster_0"))
+        }
+    }
+}
+
+/// Runs Graphviz's `dot` when it is installed.
+enum GraphvizDot {
+    static let path: String? = ["/usr/bin/dot", "/usr/local/bin/dot", "/opt/homebrew/bin/dot"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Renders `source` with `dot -Tsvg` and returns the SVG; throws when `dot` rejects it.
+    static func render(_ source: String) throws -> String {
+        guard let path else { throw Failure(description: "dot is not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = ["-Tsvg"]
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(source.utf8))
+        try input.fileHandleForWriting.close()
+        // Read both pipes to the end before waiting, so a large output cannot block `dot`.
+        let svg = output.fileHandleForReading.readDataToEndOfFile()
+        let messages = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let stderr = String(decoding: messages, as: UTF8.self)
+        guard process.terminationStatus == 0, stderr.isEmpty else {
+            throw Failure(description: "dot exited with \(process.terminationStatus): \(stderr)")
+        }
+        return String(decoding: svg, as: UTF8.self)
+    }
+}

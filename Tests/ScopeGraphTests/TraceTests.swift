@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import ScopeGraph
+
+private final class TLogger: Sendable {}
+private final class TDatabase: Sendable {
+    let logger: TLogger
+    init(logger: TLogger) { self.logger = logger }
+}
+private final class TRepository: Sendable {
+    init(database: TDatabase, logger: TLogger) {}
+}
+private final class TScreen: Sendable {
+    init(repository: TRepository) {}
+}
+private protocol TGreeter: Sendable {}
+private final class TGreeterImpl: TGreeter {}
+
+/// Collects events from any thread.
+private final class EventLog: @unchecked Sendable {
+    // @unchecked: `events` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var events: [ResolutionTrace.Event] = []
+    func append(_ event: ResolutionTrace.Event) { lock.withLock { events.append(event) } }
+    var all: [ResolutionTrace.Event] { lock.withLock { events } }
+}
+
+@Suite struct TraceTests {
+    /// app (Logger, Database singletons; Repository graph) and its child feature (Screen graph).
+    private func appTree() -> (app: Container, feature: Container) {
+        let app = Container(name: "app")
+        app.register(TLogger.self, lifetime: .singleton) { _ in TLogger() }
+        app.register(TDatabase.self, lifetime: .singleton) { r in TDatabase(logger: try r.resolve()) }
+        app.register(TRepository.self) { r in TRepository(database: try r.resolve(), logger: try r.resolve()) }
+        let feature = app.makeChild(name: "feature")
+        feature.register(TScreen.self) { r in TScreen(repository: try r.resolve()) }
+        return (app, feature)
+    }
+
+    /// One line per event without the duration, which varies.
+    private func summary(_ events: [ResolutionTrace.Event]) -> [String] {
+        events.map { event in
+            "\(event.depth) \(event.key) by \(event.dependent?.description ?? "-") in '\(event.container)' from '\(event.start)' \(event.lifetime) \(event.isNew ? "new" : "cached")"
+        }
+    }
+
+    @Test func reportsEveryKeyResolvedAsItFinishesDependenciesFirst() throws {
+        let tree = appTree()
+        let (_, first) = try Container.trace { try tree.feature.resolve(TScreen.self) }
+        #expect(
+            summary(first.events) == [
+                "3 TLogger by TDatabase in 'app' from 'app' singleton new",
+                "2 TDatabase by TRepository in 'app' from 'feature' singleton new",
+                "2 TLogger by TRepository in 'app' from 'feature' singleton cached",
+                "1 TRepository by TScreen in 'app' from 'feature' graph new",
+                "0 TScreen by - in 'feature' from 'feature' graph new",
+            ])
+        let (_, second) = try Container.trace { try tree.feature.resolve(TScreen.self) }
+        #expect(
+            summary(second.events) == [
+                "2 TDatabase by TRepository in 'app' from 'feature' singleton cached",
+                "2 TLogger by TRepository in 'app' from 'feature' singleton cached",
+                "1 TRepository by TScreen in 'app' from 'feature' graph new",
+                "0 TScreen by - in 'feature' from 'feature' graph new",
+            ])
+    }
+
+    @Test func descriptionIsATreeInRequestOrder() throws {
+        let tree = appTree()
+        let (_, trace) = try Container.trace { try tree.feature.resolve(TScreen.self) }
+        // Durations vary: compare each line up to its last comma.
+        let lines = trace.description.split(separator: "\n").map { line in String(line[..<line.lastIndex(of: ",")!]) }
+        #expect(
+            lines == [
+                "TScreen — graph in 'feature', new",
+                "  TRepository — graph in 'app' (lookup from 'feature'), new",
+                "    TDatabase — singleton in 'app' (lookup from 'feature'), new",
+                "      TLogger — singleton in 'app', new",
+                "    TLogger — singleton in 'app' (lookup from 'feature'), cached",
+            ])
+        #expect(trace.description.hasSuffix(" ms"))
+    }
+
+    @Test func tracingChangesNoCaching() throws {
+        let tree = appTree()
+        let (traced, _) = try Container.trace { try tree.app.resolve(TDatabase.self) }
+        #expect(try tree.app.resolve(TDatabase.self) === traced, "the instance built while tracing is the app's")
+        let (again, trace) = try Container.trace { try tree.app.resolve(TDatabase.self) }
+        #expect(again === traced)
+        #expect(summary(trace.events) == ["0 TDatabase by - in 'app' from 'app' singleton cached"])
+    }
+
+    @Test func reportsForwardedKeysWithTheRegistrationThatAnswered() throws {
+        let app = Container(name: "app")
+        app.register(TGreeterImpl.self, lifetime: .singleton) { _ in TGreeterImpl() }.implements((any TGreeter).self)
+        let (_, trace) = try Container.trace { try app.resolve((any TGreeter).self) }
+        #expect(trace.events.map(\.key.description) == ["TGreeter"])
+        #expect(trace.events.map(\.registration.description) == ["TGreeterImpl"])
+        #expect(trace.events.first?.isNew == true)
+    }
+
+    @Test func nestedTracesBothHearEveryEvent() throws {
+        let tree = appTree()
+        let outer = EventLog()
+        let inner = EventLog()
+        try Container.withTrace({ outer.append($0) }) {
+            _ = try tree.app.resolve(TLogger.self)
+            try Container.withTrace({ inner.append($0) }) {
+                _ = try tree.app.resolve(TDatabase.self)
+            }
+        }
+        #expect(summary(outer.all) == [
+            "0 TLogger by - in 'app' from 'app' singleton new",
+            "1 TLogger by TDatabase in 'app' from 'app' singleton cached",
+            "0 TDatabase by - in 'app' from 'app' singleton new",
+        ])
+        #expect(summary(inner.all) == [
+            "1 TLogger by TDatabase in 'app' from 'app' singleton cached",
+            "0 TDatabase by - in 'app' from 'app' singleton new",
+        ])
+    }
+
+    @Test func tracesAsyncOperationsAndTheirChildTasks() async throws {
+        let tree = appTree()
+        let log = EventLog()
+        try await Container.withTrace({ log.append($0) }) {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { _ = try tree.feature.resolve(TScreen.self) }
+                try await group.waitForAll()
+            }
+        }
+        #expect(log.all.map(\.key.description) == ["TLogger", "TDatabase", "TLogger", "TRepository", "TScreen"])
+    }
+
+    @Test func resolvesOutsideATraceAreNotReported() throws {
+        let tree = appTree()
+        let log = EventLog()
+        try Container.withTrace({ log.append($0) }) { _ = try tree.app.resolve(TLogger.self) }
+        _ = try tree.app.resolve(TDatabase.self)
+        #expect(log.all.map(\.key.description) == ["TLogger"])
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+import ScopeGraph
+
+// Services of the validated trees. Every name is prefixed with `V` so they do not clash with
+// the types of other test files.
+private final class VLogger: Sendable {}
+private final class VClock: Sendable {}
+private final class VCache: Sendable {}
+private struct VSettings: Sendable { var verbose = false }
+private final class VHelper: Sendable {
+    let cache: VCache
+    init(cache: VCache) { self.cache = cache }
+}
+private final class VStore: Sendable {
+    let helper: VHelper
+    init(helper: VHelper) { self.helper = helper }
+}
+private final class VCheckout: Sendable {}
+private protocol VPaymentGateway: Sendable {}
+private final class VReceipt: Sendable {
+    let number: Int
+    init(number: Int) { self.number = number }
+}
+private final class VProfile: Sendable {}
+private final class VAvatar: Sendable {}
+private final class VGreeterImpl: Sendable {}
+private protocol VGreeter: Sendable {}
+private final class VScreen: Sendable {}
+private struct VBrokenFactory: Error, CustomStringConvertible {
+    var description: String { "disk is full" }
+}
+
+/// Counts factory runs, from any thread.
+private final class RunCounter: @unchecked Sendable {
+    // @unchecked: `counts` is only touched with `lock` held.
+    private let lock = NSLock()
+    private var counts: [String: Int] = [:]
+    func tick(_ name: String) { lock.withLock { counts[name, default: 0] += 1 } }
+    subscript(name: String) -> Int { lock.withLock { counts[name, default: 0] } }
+}
+
+@Suite struct ValidationTests {
+    /// A tree of three containers with one problem of every kind:
+    /// app (Logger, Clock, Cache weak, Settings weak value, Store singleton -> Helper graph -> Cache),
+    /// checkout (Checkout -> PaymentGateway missing; Receipt needs an Int), profile (a constructor
+    /// cycle through two tags, a throwing factory, a forward that does not conform).
+    private func brokenTree() -> (app: Container, checkout: Container, profile: Container) {
+        let app = Container(name: "app")
+        app.register(VLogger.self, lifetime: .singleton) { _ in VLogger() }
+        app.register(VClock.self) { _ in VClock() }
+        app.register(VCache.self, lifetime: .weakSingleton) { _ in VCache() }
+        app.register(VSettings.self, lifetime: .weakSingleton) { _ in VSettings() }
+        app.register(VHelper.self) { r in VHelper(cache: try r.resolve()) }
+        app.register(VStore.self, lifetime: .singleton) { r in VStore(helper: try r.resolve()) }
+        let checkout = app.makeChild(name: "checkout")
+        checkout.register(VCheckout.self) { r in
+            _ = try r.resolve(VLogger.self)
+            _ = try r.resolve((any VPaymentGateway).self)
+            return VCheckout()
+        }
+        checkout.register(VReceipt.self) { (_, number: Int) in VReceipt(number: number) }
+        let profile = app.makeChild(name: "profile")
+        profile.register(VProfile.self, tag: "a") { r in _ = try r.resolve(VProfile.self, tag: "b"); return VProfile() }
+        profile.register(VProfile.self, tag: "b") { r in _ = try r.resolve(VProfile.self, tag: "a"); return VProfile() }
+        profile.register(VAvatar.self) { _ in throw VBrokenFactory() }
+        profile.register(VGreeterImpl.self) { _ in VGreeterImpl() }.implements((any VGreeter).self)
+        return (app, checkout, profile)
+    }
+
+    @Test func findsEveryKindOfProblemInATreeOfSeveralContainers() {
+        let tree = brokenTree()
+        let report = tree.app.validate()
+        #expect(!report.isValid)
+        let lines = report.issues.map(\.description)
+        #expect(
+            lines == [
+                "warning [app] VSettings: weakSingleton of a value type (VSettings): it cannot be held weakly and behaves as unique; register it as singleton, or make it a class",
+                "warning [app] VStore: singleton holds weakSingleton VCache through VHelper, so VCache never dies while the singleton lives; make VCache a singleton, or resolve it lazily",
+                "error [checkout] VCheckout: missing dependency: VCheckout -> VPaymentGateway; nothing is registered for VPaymentGateway (searched: checkout -> app)",
+                "warning [checkout] VReceipt(Int): skipped: needs runtime arguments (Int); supply sample values with ValidationOptions.provideArguments(for:_:) and validate(with:)",
+                #"error [profile] VProfile[tag: "a"]: circular dependency: VProfile[tag: "a"] -> VProfile[tag: "b"] -> VProfile[tag: "a"]; also breaks VProfile[tag: "b"]"#,
+                "error [profile] VAvatar: factory threw: disk is full",
+                "error [profile] VGreeterImpl: implements VGreeter, but the instance (VGreeterImpl) does not conform to VGreeter",
+            ])
+        let missing = report.issues.first { $0.key.typeName == "VCheckout" }
+        #expect(missing?.path.map(\.description) == ["VCheckout", "VPaymentGateway"])
+        #expect(missing?.severity == .error)
+    }
+
+    @Test func descriptionGroupsIssuesByContainer() {
+        let tree = brokenTree()
+        let report = tree.app.validate()
+        let lines = report.description.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Validation failed: 4 errors, 3 warnings (12 registrations in 3 containers)")
+        #expect(lines.filter { $0.hasPrefix("Container ") } == ["Container 'app'", "Container 'checkout'", "Container 'profile'"])
+        #expect(lines[1] == "Container 'app'")
+        #expect(lines[2].hasPrefix("  warning: VSettings: weakSingleton of a value type"))
+    }
+
+    @Test func aFailureCausedByAnotherRegistrationIsReportedOnceAtItsCause() {
+        let app = Container(name: "app")
+        app.register(VScreen.self) { r in _ = try r.resolve(VCheckout.self); return VScreen() }
+        app.register(VCheckout.self) { r in _ = try r.resolve((any VPaymentGateway).self); return VCheckout() }
+        app.register(VStore.self, lifetime: .singleton) { r in _ = try r.resolve(VAvatar.self); return VStore(helper: VHelper(cache: VCache())) }
+        app.register(VAvatar.self) { _ in throw VBrokenFactory() }
+        let report = app.validate()
+        #expect(
+            report.issues.map(\.description) == [
+                "error [app] VCheckout: missing dependency: VCheckout -> VPaymentGateway; nothing is registered for VPaymentGateway (searched: app); also breaks VScreen",
+                "error [app] VAvatar: factory threw: disk is full; also breaks VStore",
+            ])
+    }
+
+    @Test func aCycleEnteredFromOutsideIsOneIssue() {
+        let app = Container(name: "app")
+        app.register(VScreen.self) { r in _ = try r.resolve(VProfile.self, tag: "a"); return VScreen() }
+        app.register(VProfile.self, tag: "a") { r in _ = try r.resolve(VProfile.self, tag: "b"); return VProfile() }
+        app.register(VProfile.self, tag: "b") { r in _ = try r.resolve(VProfile.self, tag: "a"); return VProfile() }
+        let errors = app.validate().errors
+        #expect(errors.count == 1)
+        #expect(errors.first?.message == #"circular dependency: VProfile[tag: "a"] -> VProfile[tag: "b"] -> VProfile[tag: "a"]; also breaks VScreen, VProfile[tag: "b"]"#)
+    }
+
+    @Test func singletonsThatDependOnGraphAndUniqueInstancesValidateClean() {
+        let app = Container(name: "app")
+        app.register(VCache.self, lifetime: .unique) { _ in VCache() }
+        app.register(VHelper.self) { r in VHelper(cache: try r.resolve()) }
+        app.register(VStore.self, lifetime: .singleton) { r in VStore(helper: try r.resolve()) }
+        app.register(VLogger.self, lifetime: .eagerSingleton) { _ in VLogger() }
+        let feature = app.makeChild(name: "feature")
+        // The child overrides the graph dependency; the root singleton never sees it.
+        feature.register(VHelper.self) { _ in VHelper(cache: VCache()) }
+        feature.register(VCheckout.self, lifetime: .perContainer) { r in _ = try r.resolve(VStore.self); return VCheckout() }
+        let report = app.validate()
+        #expect(report.issues.isEmpty)
+        #expect(report.isValid)
+        #expect(report.description == "Validation passed: 6 registrations in 2 containers, no issues")
+    }
+
+    @Test func aSingletonCannotSeeItsChildsRegistrations() {
+        let app = Container(name: "app")
+        app.register(VStore.self, lifetime: .singleton) { r in VStore(helper: try r.resolve()) }
+        let feature = app.makeChild(name: "feature")
+        feature.register(VHelper.self) { _ in VHelper(cache: VCache()) }
+        let report = feature.validate()
+        // Validating the child alone does not check the root's registrations.
+        #expect(report.isValid)
+        let whole = app.validate()
+        #expect(whole.errors.map(\.key.typeName) == ["VStore"])
+        #expect(whole.errors.first?.message.hasPrefix("missing dependency: VStore -> VHelper; nothing is registered for VHelper") == true)
+    }
+
+    @Test func warnsWhenASingletonHoldsAWeakSingletonOnlyThroughUncachedIntermediates() {
+        let app = Container(name: "app")
+        app.register(VCache.self, lifetime: .weakSingleton) { _ in VCache() }
+        // Directly, from an eager singleton.
+        app.register(VLogger.self, lifetime: .eagerSingleton) { r in _ = try r.resolve(VCache.self); return VLogger() }
+        // Through a singleton: that singleton gets the warning, not this one.
+        app.register(VHelper.self, lifetime: .singleton) { r in VHelper(cache: try r.resolve()) }
+        app.register(VStore.self, lifetime: .singleton) { r in VStore(helper: try r.resolve()) }
+        // Through onResolved, which holds as much as a factory does.
+        app.register(VClock.self, lifetime: .singleton) { _ in VClock() }.onResolved { r, _ in _ = try r.resolve(VCache.self) }
+        // Graph and unique dependents die with their object graph: no warning.
+        app.register(VScreen.self) { r in _ = try r.resolve(VCache.self); return VScreen() }
+        app.register(VAvatar.self, lifetime: .unique) { r in _ = try r.resolve(VCache.self); return VAvatar() }
+        let report = app.validate()
+        #expect(report.isValid)
+        #expect(
+            report.warnings.map(\.description) == [
+                "warning [app] VLogger: eagerSingleton holds weakSingleton VCache, so VCache never dies while the eagerSingleton lives; make VCache a singleton, or resolve it lazily",
+                "warning [app] VHelper: singleton holds weakSingleton VCache, so VCache never dies while the singleton lives; make VCache a singleton, or resolve it lazily",
+                "warning [app] VClock: singleton holds weakSingleton VCache, so VCache never dies while the singleton lives; make VCache a singleton, or resolve it lazily",
+            ])
+        #expect(report.warnings.first?.path.map(\.description) == ["VLogger", "VCache"])
+    }
+
+    @Test func leavesEveryCacheUntouched() throws {
+        let runs = RunCounter()
+        let app = Container(name: "app")
+        app.register(VLogger.self, lifetime: .singleton) { _ in runs.tick("logger"); return VLogger() }
+        app.register(VClock.self, lifetime: .singleton) { _ in runs.tick("clock"); return VClock() }
+        app.register(VCache.self, lifetime: .weakSingleton) { _ in runs.tick("cache"); return VCache() }
+        app.register(VAvatar.self, lifetime: .eagerSingleton) { _ in runs.tick("avatar"); return VAvatar() }
+        let feature = app.makeChild(name: "feature")
+        feature.register(VProfile.self, lifetime: .perContainer) { r in
+            runs.tick("profile")
+            _ = try r.resolve(VLogger.self)
+            return VProfile()
+        }
+        let logger = try app.resolve(VLogger.self)
+        let cache = try app.resolve(VCache.self)
+        let profile = try feature.resolve(VProfile.self)
+        #expect((runs["logger"], runs["clock"], runs["cache"], runs["profile"], runs["avatar"]) == (1, 0, 1, 1, 0))
+
+        #expect(app.validate().isValid)
+        // The sandbox built one of each, afresh.
+        #expect((runs["logger"], runs["clock"], runs["cache"], runs["profile"], runs["avatar"]) == (2, 1, 2, 2, 1))
+
+        // The app's caches still hold exactly what they held before validation.
+        #expect(try app.resolve(VLogger.self) === logger)
+        #expect(try app.resolve(VCache.self) === cache)
+        #expect(try feature.resolve(VProfile.self) === profile)
+        #expect((runs["logger"], runs["cache"], runs["profile"]) == (2, 2, 2))
+        // And nothing validation built was kept: these are built now, for the first time.
+        _ = try app.resolve(VClock.self)
+        #expect(runs["clock"] == 2)
+        try app.bootstrap()
+        #expect(runs["avatar"] == 2)
+        _ = try feature.makeChild(name: "other").resolve(VProfile.self)
+        #expect(runs["profile"] == 3, "a new container gets its own perContainer instance")
+    }
+
+    @Test func sampleArgumentsLetRegistrationsWithRuntimeArgumentsBeChecked() {
+        let seen = RunCounter()
+        let app = Container(name: "app")
+        app.register(VReceipt.self) { (r, number: Int, note: String) in
+            seen.tick("\(number)-\(note)")
+            _ = try r.resolve((any VPaymentGateway).self)
+            return VReceipt(number: number)
+        }
+        #expect(app.validate().issues.map(\.message).first?.hasPrefix("skipped: needs runtime arguments (Int, String)") == true)
+
+        var options = ValidationOptions()
+        options.provideArguments(for: VReceipt.self, 7, "sample")
+        options.provideArguments(for: VClock.self, 1.5)
+        let report = app.validate(with: options)
+        #expect(seen["7-sample"] == 1)
+        #expect(
+            report.issues.map(\.description) == [
+                "error [app] VReceipt(Int, String): missing dependency: VReceipt(Int, String) -> VPaymentGateway; nothing is registered for VPaymentGateway (searched: app)",
+                "warning [app] VClock(Double): sample arguments supplied, but no container in the validated tree registers VClock(Double)",
+            ])
+    }
+
+    @Test func validatingInsideAFactoryDoesNotJoinItsResolve() throws {
+        let runs = RunCounter()
+        let app = Container(name: "app")
+        let feature = app.makeChild(name: "feature")
+        app.register(VClock.self, lifetime: .singleton) { _ in runs.tick("clock"); return VClock() }
+        feature.register(VScreen.self) { r in _ = try r.resolve(VClock.self); return VScreen() }
+        app.register(VLogger.self, lifetime: .singleton) { _ in
+            if feature.validate().isValid { runs.tick("valid") }
+            return VLogger()
+        }
+        let first = try app.resolve(VLogger.self)
+        #expect(runs["valid"] == 1)
+        #expect(runs["clock"] == 1)
+        #expect(try app.resolve(VLogger.self) === first)
+        _ = try app.resolve(VClock.self)
+        #expect(runs["clock"] == 2, "the clock validation built was not cached")
+    }
+}
