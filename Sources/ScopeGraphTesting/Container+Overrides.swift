@@ -50,15 +50,18 @@ extension Container {
     /// ```
     /// - Parameters:
     ///   - overrides: Registers the overrides; called once, before `operation`.
+    ///   - isolation: The actor `operation` runs on; the caller's, by default, so a
+    ///     `@MainActor` test can pass a closure that touches main-actor state.
     ///   - operation: The work that sees the overrides.
     /// - Returns: What `operation` returns.
     /// - Throws: What `operation` throws; the overrides end first.
     public func withOverrides<R>(
-        _ overrides: (OverrideRegistrar) -> Void, operation: () async throws -> R
+        _ overrides: (OverrideRegistrar) -> Void, isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> R
     ) async rethrows -> R {
         let (scope, recorder) = makeOverrideScope(overrides)
         defer { withExtendedLifetime(recorder) {} }
-        return try await scope.run(operation)
+        return try await scope.run(isolation: isolation, operation)
     }
 
     /// A new scope, nested in the current task's scope, holding the overrides on this container.

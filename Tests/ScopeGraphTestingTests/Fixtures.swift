@@ -129,3 +129,8 @@ func expectReleasedOnceTheCoreStopsLeakingContexts(
         body()
     }
 }
+
+/// Main-actor state, like a view model's.
+@MainActor final class Screen {
+    var title = ""
+}

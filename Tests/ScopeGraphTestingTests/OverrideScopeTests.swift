@@ -262,4 +262,15 @@ import Testing
         }
         #expect(seen == "fake")
     }
+
+    @MainActor @Test func aMainActorTestCanTouchItsStateInsideAnAsyncScope() async throws {
+        let screen = Screen()
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        try await container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+            await Task.yield()
+            screen.title = try container.resolve(String.self)
+        }
+        #expect(screen.title == "fake")
+    }
 }
