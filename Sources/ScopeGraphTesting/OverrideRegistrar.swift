@@ -67,11 +67,7 @@ public struct OverrideRegistrar {
         factory: @escaping @Sendable (Resolver, repeat each A) throws -> T
     ) -> Registration<T> {
         let key = Key(T.self, tag: tag, arguments: Key.argumentTypes(repeat (each A).self))
-        let body: @Sendable (Resolver, Arguments) throws -> T = { resolver, arguments in
-            let tuple = arguments.tuple as! (repeat each A)
-            return try factory(resolver, repeat each tuple)
-        }
-        return container.makeRegistration(key, lifetime: lifetime, factory: .withArguments(body), in: recorder)
+        return container.makeRegistration(key, lifetime: lifetime, factory: .unpacking(factory), in: recorder)
     }
 }
 
