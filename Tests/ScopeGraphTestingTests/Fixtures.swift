@@ -71,31 +71,35 @@ struct ProfileFixture {
 struct Boom: Error {}
 
 /// Waits for `work`, running in a new task, for at most `seconds`; records an issue and returns
-/// `nil` if it has not finished by then (the watchdog of concurrency tests).
+/// `nil` if it has not finished by then (the watchdog of concurrency tests). No thread blocks
+/// while waiting: a timer resumes the wait if the work does not.
 func withWatchdog<R: Sendable>(
     seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
     _ work: @escaping @Sendable () async throws -> R
 ) async throws -> R? {
-    let outcome = Locked<Result<R, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    let task = Task {
-        let result: Result<R, any Error>
-        do { result = .success(try await work()) } catch { result = .failure(error) }
-        outcome.withLock { $0 = result }
-        done.signal()
-    }
-    // Wait off the cooperative pool, so a stuck task cannot starve the wait itself.
-    let finished = await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
-            continuation.resume(returning: done.wait(timeout: .now() + seconds) == .success)
+    let waiter = Locked<CheckedContinuation<Result<R, any Error>?, Never>?>(nil)
+    @Sendable func finish(_ outcome: Result<R, any Error>?) {
+        waiter.withLock { waiter in
+            waiter?.resume(returning: outcome)
+            waiter = nil
         }
     }
-    guard finished else {
-        task.cancel()
+    let task = Locked<Task<Void, Never>?>(nil)
+    let outcome = await withCheckedContinuation { continuation in
+        waiter.withLock { $0 = continuation }
+        task.withLock {
+            $0 = Task {
+                do { finish(.success(try await work())) } catch { finish(.failure(error)) }
+            }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish(nil) }
+    }
+    guard let outcome else {
+        task.withLock { $0?.cancel() }
         Issue.record("timed out after \(seconds) s", sourceLocation: sourceLocation)
         return nil
     }
-    return try outcome.withLock { $0 }!.get()
+    return try outcome.get()
 }
 
 /// Runs `body` on a new thread and waits at most `seconds` for it; `nil` on timeout (recorded).

@@ -106,6 +106,9 @@ import Testing
         feature.collaborate(with: partner)
         root.register(String.self) { _ in "root" }
         partner.register(Int.self) { _ in 0 }
+        // Lookups from `feature` are memoized by these resolves; a scope must not use the memo.
+        #expect(try feature.resolve(String.self) == "root")
+        #expect(try feature.resolve(Int.self) == 0)
         try root.withOverrides({ $0.register(String.self) { _ in "fake root" } }) {
             try partner.withOverrides({ $0.register(Int.self) { _ in 9 } }) { () throws in
                 #expect(try feature.resolve(String.self) == "fake root")
