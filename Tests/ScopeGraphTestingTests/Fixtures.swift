@@ -1,0 +1,140 @@
+import Dispatch
+import ScopeGraph
+import Testing
+
+// Shared test doubles. Every test builds its own containers from these; nothing here is mutable
+// global state.
+
+/// Counts calls, safely from any thread.
+final class Tally: Sendable {
+    private let count = Locked(0)
+    var value: Int { count.withLock { $0 } }
+    @discardableResult func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+}
+
+protocol API: AnyObject, Sendable {
+    var name: String { get }
+}
+
+final class RealAPI: API {
+    let name = "real"
+}
+
+final class FakeAPI: API {
+    let name: String
+    init(_ name: String = "fake") { self.name = name }
+}
+
+/// A service that depends on `API`; registered as a singleton in most tests.
+final class Profile: Sendable {
+    let api: any API
+    init(api: any API) { self.api = api }
+}
+
+/// A plain class with an identity, for lifetimes and weak-reference checks.
+final class Widget: Sendable {
+    let label: String
+    init(_ label: String = "") { self.label = label }
+}
+
+/// A mutable box for property injection through `onResolved`.
+final class Holder: Sendable {
+    private let stored = Locked<(any API)?>(nil)
+    var api: (any API)? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
+    }
+}
+
+/// A container with a real `API` and a `Profile` singleton that depends on it, with counters
+/// of how often each factory ran.
+struct ProfileFixture {
+    let container: Container
+    let apiBuilds = Tally()
+    let profileBuilds = Tally()
+
+    init(name: String = "app") {
+        container = Container(name: name)
+        let apiBuilds = apiBuilds
+        let profileBuilds = profileBuilds
+        container.register((any API).self, lifetime: .singleton) { _ in
+            apiBuilds.increment()
+            return RealAPI()
+        }
+        container.register(Profile.self, lifetime: .singleton) { r in
+            profileBuilds.increment()
+            return Profile(api: try r.resolve())
+        }
+    }
+}
+
+struct Boom: Error {}
+
+/// Waits for `work`, running in a new task, for at most `seconds`; records an issue and returns
+/// `nil` if it has not finished by then (the watchdog of concurrency tests). No thread blocks
+/// while waiting: a timer resumes the wait if the work does not.
+func withWatchdog<R: Sendable>(
+    seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
+    _ work: @escaping @Sendable () async throws -> R
+) async throws -> R? {
+    let waiter = Locked<CheckedContinuation<Result<R, any Error>?, Never>?>(nil)
+    @Sendable func finish(_ outcome: Result<R, any Error>?) {
+        waiter.withLock { waiter in
+            waiter?.resume(returning: outcome)
+            waiter = nil
+        }
+    }
+    let task = Locked<Task<Void, Never>?>(nil)
+    let outcome = await withCheckedContinuation { continuation in
+        waiter.withLock { $0 = continuation }
+        task.withLock {
+            $0 = Task {
+                do { finish(.success(try await work())) } catch { finish(.failure(error)) }
+            }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish(nil) }
+    }
+    guard let outcome else {
+        task.withLock { $0?.cancel() }
+        Issue.record("timed out after \(seconds) s", sourceLocation: sourceLocation)
+        return nil
+    }
+    return try outcome.get()
+}
+
+/// Runs `body` on a new thread and waits at most `seconds` for it; `nil` on timeout (recorded).
+func onAnotherThread<R: Sendable>(
+    seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable () -> R
+) -> R? {
+    let outcome = Locked<R?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    DispatchQueue.global().async {
+        let value = body()
+        outcome.withLock { $0 = value }
+        done.signal()
+    }
+    guard done.wait(timeout: .now() + seconds) == .success else {
+        Issue.record("timed out after \(seconds) s", sourceLocation: sourceLocation)
+        return nil
+    }
+    return outcome.withLock { $0 }
+}
+
+/// Runs weak-reference expectations that the core currently fails: a finished top-level resolve
+/// that built a cached instance is never freed (its `ResolutionContext` and `ResolutionGroup`
+/// retain each other), and it keeps its override scope, and so the scope's instances, alive.
+/// Reported to the lead; once the core breaks that cycle, these expectations pass and this
+/// wrapper reports "known issue was not recorded": then replace it with a plain call of `body`.
+func expectReleasedOnceTheCoreStopsLeakingContexts(
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void
+) {
+    withKnownIssue("core leak: ResolutionContext <-> ResolutionGroup retain cycle", sourceLocation: sourceLocation) {
+        body()
+    }
+}
+
+/// Main-actor state, like a view model's.
+@MainActor final class Screen {
+    var title = ""
+}

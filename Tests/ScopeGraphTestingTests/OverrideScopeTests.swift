@@ -1,0 +1,279 @@
+import Dispatch
+import ScopeGraphTesting
+import Testing
+
+@Suite struct OverrideScopeTests {
+    @Test func anOverrideAnswersBeforeTheContainersOwnRegistrationOnlyDuringTheOperation() throws {
+        let fixture = ProfileFixture()
+        let inside = try fixture.container.withOverrides({ $0.register((any API).self) { _ in FakeAPI() } }) {
+            try fixture.container.resolve((any API).self).name
+        }
+        #expect(inside == "fake")
+        #expect(try fixture.container.resolve((any API).self).name == "real")
+    }
+
+    @Test func theOperationsResultIsReturned() async throws {
+        let container = Container(name: "app")
+        let sync = container.withOverrides({ _ in }) { 41 + 1 }
+        let async = await container.withOverrides({ _ in }) { () async -> String in
+            await Task.yield()
+            return "done"
+        }
+        #expect(sync == 42)
+        #expect(async == "done")
+    }
+
+    @Test func anOverrideReachesADependentSingletonAlreadyCachedInTheContainer() throws {
+        let fixture = ProfileFixture()
+        let cached = try fixture.container.resolve(Profile.self)
+        #expect(cached.api.name == "real")
+
+        let scoped = try fixture.container.withOverrides({ $0.register((any API).self) { _ in FakeAPI() } }) {
+            let first = try fixture.container.resolve(Profile.self)
+            #expect(try fixture.container.resolve(Profile.self) === first, "built once per scope")
+            return first
+        }
+
+        #expect(scoped !== cached)
+        #expect(scoped.api.name == "fake")
+        #expect(fixture.profileBuilds.value == 2)
+        #expect(try fixture.container.resolve(Profile.self) === cached, "the container's cache is untouched")
+    }
+
+    @Test func aSingletonResolvedOnlyInsideAScopeIsNeverCachedInTheContainer() throws {
+        let fixture = ProfileFixture()
+        let scoped = try fixture.container.withOverrides({ $0.register((any API).self) { _ in FakeAPI() } }) {
+            try fixture.container.resolve(Profile.self)
+        }
+        #expect(fixture.profileBuilds.value == 1)
+        #expect(fixture.apiBuilds.value == 0, "the real API was never built")
+
+        let outside = try fixture.container.resolve(Profile.self)
+
+        #expect(outside !== scoped)
+        #expect(outside.api.name == "real")
+        #expect(fixture.profileBuilds.value == 2)
+    }
+
+    @Test func everyScopeBuildsItsOwnCachedInstances() throws {
+        let container = Container(name: "app")
+        container.register(Widget.self, lifetime: .singleton) { _ in Widget() }
+        container.register(Widget.self, tag: "per", lifetime: .perContainer) { _ in Widget() }
+        let first = try container.withOverrides({ _ in }) {
+            (try container.resolve(Widget.self), try container.resolve(Widget.self, tag: "per"))
+        }
+        let second = try container.withOverrides({ _ in }) {
+            (try container.resolve(Widget.self), try container.resolve(Widget.self, tag: "per"))
+        }
+        #expect(first.0 !== second.0)
+        #expect(first.1 !== second.1)
+    }
+
+    @Test func theInnermostOfNestedScopesWins() throws {
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        container.register(Int.self) { _ in 0 }
+        try container.withOverrides({
+            $0.register(String.self) { _ in "outer" }
+            $0.register(Int.self) { _ in 1 }
+        }) {
+            try container.withOverrides({ $0.register(String.self) { _ in "inner" } }) { () throws in
+                #expect(try container.resolve(String.self) == "inner")
+                #expect(try container.resolve(Int.self) == 1, "the outer scope's other overrides still apply")
+            }
+            #expect(try container.resolve(String.self) == "outer")
+        }
+        #expect(try container.resolve(String.self) == "real")
+    }
+
+    @Test func nestedScopesOnDifferentContainersCombine() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        root.register(String.self) { _ in "root" }
+        feature.register(Int.self) { _ in 0 }
+        try root.withOverrides({ $0.register(String.self) { _ in "fake root" } }) {
+            try feature.withOverrides({ $0.register(Int.self) { _ in 7 } }) { () throws in
+                #expect(try feature.resolve(String.self) == "fake root")
+                #expect(try feature.resolve(Int.self) == 7)
+            }
+        }
+    }
+
+    @Test func anOverrideOnAParentOrACollaboratorIsFoundByTheLookupWalk() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let partner = Container(name: "partner")
+        feature.collaborate(with: partner)
+        root.register(String.self) { _ in "root" }
+        partner.register(Int.self) { _ in 0 }
+        // Lookups from `feature` are memoized by these resolves; a scope must not use the memo.
+        #expect(try feature.resolve(String.self) == "root")
+        #expect(try feature.resolve(Int.self) == 0)
+        try root.withOverrides({ $0.register(String.self) { _ in "fake root" } }) {
+            try partner.withOverrides({ $0.register(Int.self) { _ in 9 } }) { () throws in
+                #expect(try feature.resolve(String.self) == "fake root")
+                #expect(try feature.resolve(Int.self) == 9)
+            }
+        }
+    }
+
+    @Test func anOverrideOnTheParentDoesNotBeatTheChildsOwnRegistration() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        feature.register(String.self) { _ in "feature" }
+        try root.withOverrides({ $0.register(String.self) { _ in "fake root" } }) { () throws in
+            #expect(try feature.resolve(String.self) == "feature")
+            #expect(try root.resolve(String.self) == "fake root")
+        }
+    }
+
+    @Test func theScopeEndsWhenTheOperationThrows() throws {
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        #expect(throws: Boom.self) {
+            try container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+                #expect(try container.resolve(String.self) == "fake")
+                throw Boom()
+            }
+        }
+        #expect(try container.resolve(String.self) == "real")
+    }
+
+    @Test func theAsyncScopeEndsWhenTheOperationThrows() async throws {
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        await #expect(throws: Boom.self) {
+            try await container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+                await Task.yield()
+                #expect(try container.resolve(String.self) == "fake")
+                throw Boom()
+            }
+        }
+        #expect(try container.resolve(String.self) == "real")
+    }
+
+    @Test func childTasksInheritTheScopeAndDetachedTasksDoNot() async throws {
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        let seen = try await container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+            async let inAsyncLet = container.resolve(String.self)
+            let inTask = try await Task { try container.resolve(String.self) }.value
+            let inGroup = try await withThrowingTaskGroup(of: String.self) { group in
+                group.addTask { try container.resolve(String.self) }
+                return try await group.next()!
+            }
+            let inDetached = try await Task.detached { try container.resolve(String.self) }.value
+            return [try await inAsyncLet, inTask, inGroup, inDetached]
+        }
+        #expect(seen == ["fake", "fake", "fake", "real"])
+    }
+
+    @Test func aCallbackOnAnotherThreadDoesNotSeeTheScope() throws {
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        let seen = container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+            let here = try? container.resolve(String.self)
+            let there = onAnotherThread { try? container.resolve(String.self) }
+            return [here, there ?? nil]
+        }
+        #expect(seen == ["fake", "real"])
+    }
+
+    @Test func nothingBuiltInAScopeOutlivesIt() throws {
+        let container = Container(name: "app")
+        container.register(Widget.self, tag: "singleton", lifetime: .singleton) { _ in Widget() }
+        container.register(Widget.self, tag: "weak", lifetime: .weakSingleton) { _ in Widget() }
+        container.register(Widget.self, tag: "eager", lifetime: .eagerSingleton) { _ in Widget() }
+        container.register(Widget.self, tag: "per", lifetime: .perContainer) { _ in Widget() }
+        let child = container.makeChild(name: "child")
+        weak var singleton: Widget?
+        weak var weakSingleton: Widget?
+        weak var eager: Widget?
+        weak var perContainer: Widget?
+        weak var perChild: Widget?
+        weak var fake: FakeAPI?
+        weak var profile: Profile?
+
+        container.withOverrides({
+            $0.register((any API).self, lifetime: .singleton) { _ in FakeAPI() }
+            $0.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
+        }) {
+            singleton = try? container.resolve(Widget.self, tag: "singleton")
+            weakSingleton = try? container.resolve(Widget.self, tag: "weak")
+            eager = try? container.resolve(Widget.self, tag: "eager")
+            perContainer = try? container.resolve(Widget.self, tag: "per")
+            perChild = try? child.resolve(Widget.self, tag: "per")
+            fake = (try? container.resolve((any API).self)) as? FakeAPI
+            profile = try? container.resolve(Profile.self)
+            #expect(singleton != nil && eager != nil && perContainer != nil && perChild != nil)
+            #expect(fake != nil && profile != nil)
+        }
+
+        #expect(weakSingleton == nil)
+        expectReleasedOnceTheCoreStopsLeakingContexts {
+            #expect(singleton == nil)
+            #expect(eager == nil)
+            #expect(perContainer == nil)
+            #expect(perChild == nil)
+            #expect(fake == nil)
+            #expect(profile == nil)
+        }
+    }
+
+    @Test func nothingBuiltInAnAsyncScopeOutlivesIt() async throws {
+        let fixture = ProfileFixture()
+        weak var profile: Profile?
+        weak var fake: FakeAPI?
+        try await fixture.container.withOverrides({ $0.register((any API).self) { _ in FakeAPI() } }) {
+            await Task.yield()
+            let built = try await Task { try fixture.container.resolve(Profile.self) }.value
+            profile = built
+            fake = built.api as? FakeAPI
+        }
+        expectReleasedOnceTheCoreStopsLeakingContexts {
+            #expect(profile == nil)
+            #expect(fake == nil)
+        }
+    }
+
+    @Test func overridesAreVisibleToResolveAllAndOptionalResolves() throws {
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        container.register(String.self, tag: "other") { _ in "other" }
+        try container.withOverrides({ $0.register(String.self) { _ in "fake" } }) { () throws in
+            #expect(try container.resolveAll(String.self) == ["fake", "other"])
+            #expect(try container.resolve(String?.self) == "fake")
+            #expect(try container.resolveIfRegistered(String.self) == "fake")
+        }
+    }
+
+    @Test func anOverrideCanAddAKeyTheContainerDoesNotHave() throws {
+        let container = Container(name: "app")
+        try container.withOverrides({ $0.register(Int.self) { _ in 5 } }) { () throws in
+            #expect(try container.resolve(Int.self) == 5)
+        }
+        #expect(try container.resolveIfRegistered(Int.self) == nil)
+    }
+
+    @Test func aPropertyWrapperContainerBindingAndOverridesWorkTogether() throws {
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        let seen = try Container.$current.withValue(container) {
+            try container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+                try Container.current.resolve(String.self)
+            }
+        }
+        #expect(seen == "fake")
+    }
+
+    @MainActor @Test func aMainActorTestCanTouchItsStateInsideAnAsyncScope() async throws {
+        let screen = Screen()
+        let container = Container(name: "app")
+        container.register(String.self) { _ in "real" }
+        try await container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+            await Task.yield()
+            screen.title = try container.resolve(String.self)
+        }
+        #expect(screen.title == "fake")
+    }
+}

@@ -1,0 +1,62 @@
+import ScopeGraphTesting
+import Testing
+
+/// The container the suite's trait overrides. Immutable: tests only resolve from it, and every
+/// test runs in its own override scope, so nothing is ever cached in it.
+private enum SuiteFixture {
+    static let container: Container = {
+        let container = Container(name: "suite")
+        container.register((any API).self, lifetime: .singleton) { _ in RealAPI() }
+        container.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
+        container.register(Tally.self, lifetime: .singleton) { _ in Tally() }
+        container.register(String.self) { _ in "real" }
+        return container
+    }()
+}
+
+/// Tests of this suite run in parallel (the default); each one, and each case of a
+/// parameterized one, runs in its own scope.
+@Suite(
+    .overrides(SuiteFixture.container) {
+        $0.register((any API).self, lifetime: .singleton) { _ in FakeAPI("suite fake") }
+        $0.register(String.self) { _ in "suite" }
+    })
+struct OverrideSuiteTraitTests {
+    let container = SuiteFixture.container
+
+    @Test func everyTestSeesTheSuitesOverride() throws {
+        #expect(try container.resolve(String.self) == "suite")
+        #expect(try container.resolve(Profile.self).api.name == "suite fake")
+    }
+
+    @Test(arguments: 0..<16)
+    func everyTestCaseGetsAScopeOfItsOwn(_ number: Int) async throws {
+        // A singleton shared between cases (one suite-wide scope, or the container's cache)
+        // would be incremented by several cases running in parallel.
+        let tally = try container.resolve(Tally.self)
+        #expect(tally.increment() == 1, "case \(number)")
+        await Task.yield()
+        #expect(try container.resolve(Tally.self) === tally)
+        #expect(tally.value == 1, "case \(number)")
+    }
+
+    @Test(arguments: 0..<8)
+    func asyncWorkInTheTestSeesTheOverride(_ number: Int) async throws {
+        let names = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<4 { group.addTask { try container.resolve(Profile.self).api.name } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(names == Array(repeating: "suite fake", count: 4), "case \(number)")
+    }
+
+    @Test(.overrides(SuiteFixture.container) { $0.register(String.self) { _ in "test" } })
+    func aTestsOwnOverrideNestsInsideTheSuites() throws {
+        #expect(try container.resolve(String.self) == "test")
+        #expect(try container.resolve(Profile.self).api.name == "suite fake")
+    }
+
+    @Test func aDetachedTaskEscapesTheSuitesScope() async throws {
+        let seen = try await Task.detached { [container] in try container.resolve(String.self) }.value
+        #expect(seen == "real")
+    }
+}

@@ -1,0 +1,225 @@
+import ScopeGraphTesting
+import Testing
+
+@Suite struct SnapshotRestoreTests {
+    /// One kind of change made to a container after its snapshot.
+    enum Change: String, CaseIterable, Sendable {
+        case replacedRegistration, removedRegistration, addedRegistration, addedTaggedRegistration
+        case addedArgumentRegistration, addedForwardedType, addedLink, removedLink, everythingAtOnce
+    }
+
+    /// A container `app` with registrations and one link to `partner`, plus what restore must
+    /// bring back.
+    struct World {
+        let app = Container(name: "app")
+        let partner = Container(name: "partner")
+        let spare = Container(name: "spare")
+        let widget: Registration<Widget>
+        /// Taken before `app` was linked to `partner`: restoring it removes the link.
+        let beforeLink: ContainerSnapshot
+
+        init() {
+            app.register((any API).self, lifetime: .singleton) { _ in RealAPI() }
+            widget = app.register(Widget.self) { _ in Widget("app") }
+            app.register(Widget.self, tag: "tagged") { _ in Widget("app-tagged") }
+            partner.register(String.self) { _ in "from partner" }
+            spare.register(String.self) { _ in "from spare" }
+            spare.register(Int.self) { _ in 7 }
+            beforeLink = app.snapshot()
+            app.collaborate(with: partner)
+        }
+
+        func change(_ change: Change) {
+            switch change {
+            case .replacedRegistration:
+                app.register(Widget.self) { _ in Widget("replacement") }
+            case .removedRegistration:
+                app.remove(widget)
+            case .addedRegistration:
+                app.register(String.self) { _ in "added in app" }
+            case .addedTaggedRegistration:
+                app.register(Widget.self, tag: "new") { _ in Widget("new tag") }
+            case .addedArgumentRegistration:
+                app.register(Widget.self) { (_, label: String) in Widget(label) }
+            case .addedForwardedType:
+                app.register(FakeAPI.self) { _ in FakeAPI() }.implements((any API).self)
+            case .addedLink:
+                app.collaborate(with: spare)
+            case .removedLink:
+                app.restore(beforeLink)
+            case .everythingAtOnce:
+                app.register(Widget.self) { _ in Widget("replacement") }
+                app.register(String.self) { _ in "added in app" }
+                app.register(FakeAPI.self) { _ in FakeAPI() }.implements((any API).self)
+                app.collaborate(with: spare)
+            }
+        }
+
+        /// What resolving from `app` gives, in words.
+        func observed() throws -> [String] {
+            [
+                (try app.resolveIfRegistered(Widget.self))?.label ?? "no Widget",
+                (try app.resolveIfRegistered(Widget.self, tag: "tagged"))?.label ?? "no tagged Widget",
+                (try app.resolveIfRegistered(Widget.self, tag: "new"))?.label ?? "no new Widget",
+                (try? app.resolve(Widget.self, tag: nil, arguments: "argument"))?.label ?? "no Widget(String)",
+                (try app.resolveIfRegistered(String.self)) ?? "no String",
+                (try app.resolveIfRegistered(Int.self)).map { "Int \($0)" } ?? "no Int",
+                (try app.resolve((any API).self)).name,
+                app.collaborators.map(\.name).joined(separator: ","),
+            ]
+        }
+    }
+
+    @Test(arguments: Change.allCases)
+    func restoreBringsBackExactlyTheSnapshotAfter(_ change: Change) throws {
+        let world = World()
+        let expectedDescription = world.app.description
+        let expected = try world.observed()
+        let snapshot = world.app.snapshot()
+
+        world.change(change)
+        #expect(try world.observed() != expected, "the change must be visible before restore")
+
+        world.app.restore(snapshot)
+        #expect(try world.observed() == expected)
+        #expect(world.app.description == expectedDescription)
+    }
+
+    @Test func restoreEmptiesEveryCacheOfTheContainer() throws {
+        let app = Container(name: "app")
+        let builds = Tally()
+        for lifetime in [Lifetime.singleton, .weakSingleton, .eagerSingleton, .perContainer] {
+            app.register(Widget.self, tag: ServiceTag("\(lifetime)"), lifetime: lifetime) { _ in
+                builds.increment()
+                return Widget("\(lifetime)")
+            }
+        }
+        let tags = ["singleton", "weakSingleton", "eagerSingleton", "perContainer"].map { ServiceTag($0) }
+        let before = try tags.map { try app.resolve(Widget.self, tag: $0) }
+        #expect(try tags.map { try app.resolve(Widget.self, tag: $0) }.elementsEqual(before, by: ===))
+        #expect(builds.value == 4)
+
+        app.restore(app.snapshot())
+
+        let after = try tags.map { try app.resolve(Widget.self, tag: $0) }
+        #expect(builds.value == 8)
+        for (old, new) in zip(before, after) { #expect(old !== new, "\(old.label) was not rebuilt") }
+    }
+
+    @Test func restoreEmptiesPerContainerInstancesOfAnAncestorsRegistration() throws {
+        let root = Container(name: "root")
+        root.register(Widget.self, lifetime: .perContainer) { _ in Widget() }
+        let child = root.makeChild(name: "child")
+        let inChild = try child.resolve(Widget.self)
+        let inRoot = try root.resolve(Widget.self)
+
+        child.restore(child.snapshot())
+
+        #expect(try child.resolve(Widget.self) !== inChild)
+        #expect(try root.resolve(Widget.self) === inRoot, "the root's own cache is not the child's to empty")
+    }
+
+    @Test func restoreReleasesTheInstancesItEmpties() throws {
+        let app = Container(name: "app")
+        app.register(Widget.self, lifetime: .singleton) { _ in Widget() }
+        let snapshot = app.snapshot()
+        weak var built: Widget?
+        do { built = try app.resolve(Widget.self) }
+        #expect(built != nil, "the singleton is cached before restore")
+
+        app.restore(snapshot)
+
+        #expect(built == nil)
+    }
+
+    @Test func aSnapshotDoesNotKeepItsContainerAlive() throws {
+        weak var container: Container?
+        let snapshot: ContainerSnapshot
+        do {
+            let app = Container(name: "app")
+            app.register(Widget.self) { _ in Widget() }
+            snapshot = app.snapshot()
+            container = app
+        }
+        #expect(snapshot.containerName == "app")
+        #expect(container == nil)
+    }
+
+    @Test func aSingletonOfADroppedContainerLivesOnlyAsLongAsItsSnapshot() throws {
+        weak var instance: Widget?
+        var snapshot: ContainerSnapshot?
+        do {
+            let app = Container(name: "app")
+            app.register(Widget.self, lifetime: .singleton) { _ in Widget() }
+            instance = try app.resolve(Widget.self)
+            snapshot = app.snapshot()
+        }
+        #expect(snapshot != nil && instance != nil, "the snapshot shares the registration, which holds its instance")
+        snapshot = nil
+        expectReleasedOnceTheCoreStopsLeakingContexts { #expect(instance == nil) }
+    }
+
+    @Test func registrationHandlesKeepWorkingAfterRestore() throws {
+        let app = Container(name: "app")
+        let widget = app.register(Widget.self) { _ in Widget("original") }
+        let snapshot = app.snapshot()
+        app.register(Widget.self) { _ in Widget("replacement") }
+
+        app.restore(snapshot)
+        #expect(try app.resolve(Widget.self).label == "original")
+        app.remove(widget)
+
+        #expect(try app.resolveIfRegistered(Widget.self) == nil)
+    }
+
+    @Test func aSnapshotCanBeRestoredAgainAndAgain() throws {
+        let app = Container(name: "app")
+        app.register(Int.self) { _ in 1 }
+        let snapshot = app.snapshot()
+        for round in 2...4 {
+            app.register(Int.self) { _ in round }
+            #expect(try app.resolve(Int.self) == round)
+            app.restore(snapshot)
+            #expect(try app.resolve(Int.self) == 1)
+        }
+    }
+
+    @Test func restoreLeavesChildrenParentAndCollaboratorsAlone() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let partner = Container(name: "partner")
+        feature.collaborate(with: partner)
+        let snapshot = feature.snapshot()
+        root.register(Int.self) { _ in 1 }
+        partner.register(String.self) { _ in "partner" }
+        let grandchild = feature.makeChild(name: "grandchild")
+        grandchild.register(Double.self) { _ in 2.5 }
+
+        feature.restore(snapshot)
+
+        #expect(try feature.resolve(Int.self) == 1)
+        #expect(try feature.resolve(String.self) == "partner")
+        #expect(try grandchild.resolve(Double.self) == 2.5)
+        #expect(feature.children.map(\.name) == ["grandchild"])
+    }
+
+    @Test func restoreMakesChildrenForgetLookupsThatAnsweredFromTheRestoredContainer() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        let snapshot = root.snapshot()
+        root.register(String.self) { _ in "added" }
+        #expect(try child.resolve(String.self) == "added")
+
+        root.restore(snapshot)
+
+        #expect(try child.resolveIfRegistered(String.self) == nil)
+    }
+
+    @Test func restoringAnotherContainersSnapshotStopsTheProgram() async {
+        await #expect(processExitsWith: .failure) {
+            let first = Container(name: "first")
+            let second = Container(name: "second")
+            second.restore(first.snapshot())
+        }
+    }
+}

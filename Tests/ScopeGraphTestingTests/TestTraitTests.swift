@@ -1,0 +1,58 @@
+import ScopeGraphTesting
+import Testing
+
+private enum Fixture {
+    static let container: Container = {
+        let container = Container(name: "fixture")
+        container.register((any API).self) { _ in RealAPI() }
+        container.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
+        return container
+    }()
+}
+
+@Suite struct TestTraitTests {
+    @Test(.overrides(Fixture.container) { $0.register((any API).self) { _ in FakeAPI("trait") } })
+    func theOverridesTraitScopesOneTest() throws {
+        #expect(try Fixture.container.resolve(Profile.self).api.name == "trait")
+    }
+
+    @Test(
+        .overrides(Fixture.container) { $0.register((any API).self) { _ in FakeAPI("case") } },
+        arguments: ["a", "b", "c"])
+    func theOverridesTraitScopesEachCaseOfAParameterizedTest(_ label: String) throws {
+        let profile = try Fixture.container.resolve(Profile.self)
+        #expect(profile.api.name == "case", "case \(label)")
+    }
+
+    @Test func withoutTheTraitATestSeesNoOverride() throws {
+        // An empty scope, so that the fixture's own cache stays untouched for other tests.
+        let name = try Fixture.container.withOverrides({ _ in }) {
+            try Fixture.container.resolve(Profile.self).api.name
+        }
+        #expect(name == "real")
+    }
+
+    @Test(.container(Fixture.container))
+    func theContainerTraitBindsCurrent() {
+        #expect(Container.current === Fixture.container)
+    }
+
+    @Test func withoutTheContainerTraitCurrentIsShared() {
+        #expect(Container.current === Container.shared)
+    }
+
+    @Test(
+        .container(Fixture.container),
+        .overrides(Fixture.container) { $0.register((any API).self) { _ in FakeAPI("both") } })
+    func bothTraitsTogetherGiveOverridesThroughCurrent() throws {
+        #expect(try Container.current.resolve(Profile.self).api.name == "both")
+    }
+
+    @Test func theTraitsExposeTheirContainer() {
+        let overrides = ContainerOverrideTrait.overrides(Fixture.container) { _ in }
+        let binding = CurrentContainerTrait.container(Fixture.container)
+        #expect(overrides.container === Fixture.container)
+        #expect(binding.container === Fixture.container)
+        #expect(overrides.isRecursive && binding.isRecursive)
+    }
+}
