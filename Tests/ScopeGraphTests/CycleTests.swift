@@ -258,6 +258,22 @@ import ScopeGraph
         #expect(log.events == ["first", "second", "third"])
     }
 
+    @Test(arguments: [Lifetime.graph, .singleton, .perContainer])
+    func aBlockThatResolvesAKeyThisResolveBuiltGetsThatInstance(lifetime: Lifetime) throws {
+        let container = Container(name: "root")
+        let childRuns = Counter()
+        let seenByBlock = Guarded<Child?>(nil)
+        container.register(Child.self, lifetime: lifetime) { _ in childRuns.increment(); return Child() }
+        container.register(Parent.self) { r in Parent(child: try r.resolve()) }
+            .onResolved { r, _ in
+                let child: Child = try r.resolve()
+                seenByBlock.withLock { $0 = child }
+            }
+        let parent = try container.resolve(Parent.self)
+        #expect(seenByBlock.withLock { $0 } === parent.child)
+        #expect(childRuns.value == 1)
+    }
+
     @Test func aBlockReceivesTheInstanceTheFactoryReturned() throws {
         let container = Container(name: "root")
         let seen = Guarded<A?>(nil)

@@ -115,6 +115,18 @@ import ScopeGraph
         #expect(runs.value == 1)
     }
 
+    @Test func replacingAPerContainerRegistrationDropsTheInstancesCachedInChildren() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Service.self, lifetime: .perContainer) { _ in Service("first") }
+        weak var weakFirst: Service?
+        do { weakFirst = try child.resolve(Service.self) }
+        #expect(weakFirst != nil)
+        root.register(Service.self, lifetime: .perContainer) { _ in Service("second") }
+        #expect(weakFirst == nil)
+        #expect(try child.resolve(Service.self).label == "second")
+    }
+
     @Test func replacingOnlyAffectsTheSameKey() throws {
         let container = Container(name: "root")
         container.register(Service.self) { _ in Service("untagged") }
@@ -160,6 +172,17 @@ import ScopeGraph
         container.register(Service.self, lifetime: .singleton) { _ in runs.increment(); return Service("y") }
         #expect(try container.resolve(Service.self).label == "y")
         #expect(runs.value == 2)
+    }
+
+    @Test func removeReleasesPerContainerInstancesCachedInChildren() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        let registration = root.register(Service.self, lifetime: .perContainer) { _ in Service("x") }
+        weak var weakService: Service?
+        do { weakService = try child.resolve(Service.self) }
+        #expect(weakService != nil)
+        root.remove(registration)
+        #expect(weakService == nil)
     }
 
     @Test func removingAChildRegistrationUncoversTheParentOne() throws {
