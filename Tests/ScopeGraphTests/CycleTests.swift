@@ -291,30 +291,19 @@ import ScopeGraph
         #expect(blockRuns.value == 1)
     }
 
-    @Test func aGraphInstanceSharedWithinAResolveRunsItsBlocksOnce() throws {
+    /// A registration resolved twice in one resolve: blocks run once per new instance.
+    @Test(arguments: [(Lifetime.graph, 1), (.unique, 2), (.singleton, 1), (.perContainer, 1)])
+    func blocksRunOncePerNewInstanceWithinAResolve(lifetime: Lifetime, expectedRuns: Int) throws {
         let container = Container(name: "root")
         let blockRuns = Counter()
-        container.register(C.self) { _ in C() }.onResolved { _, _ in blockRuns.increment() }
+        container.register(C.self, lifetime: lifetime) { _ in C() }.onResolved { _, _ in blockRuns.increment() }
         container.register(A.self) { r in
             _ = try r.resolve(C.self)
             _ = try r.resolve(C.self)
             return A()
         }
         _ = try container.resolve(A.self)
-        #expect(blockRuns.value == 1)
-    }
-
-    @Test func eachNewUniqueInstanceRunsItsBlocks() throws {
-        let container = Container(name: "root")
-        let blockRuns = Counter()
-        container.register(C.self, lifetime: .unique) { _ in C() }.onResolved { _, _ in blockRuns.increment() }
-        container.register(A.self) { r in
-            _ = try r.resolve(C.self)
-            _ = try r.resolve(C.self)
-            return A()
-        }
-        _ = try container.resolve(A.self)
-        #expect(blockRuns.value == 2)
+        #expect(blockRuns.value == expectedRuns)
     }
 
     @Test func aBlockThrowingFailsTheResolveAndNothingItBuiltIsCached() throws {
