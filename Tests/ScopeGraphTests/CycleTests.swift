@@ -1,0 +1,340 @@
+import Testing
+import ScopeGraph
+
+/// Cycles: constructor cycles throw `.circularDependency` with the path ending in the repeated
+/// key; property-injection cycles through `onResolved` resolve, each factory running once;
+/// the ordering and failure rules of `onResolved`.
+@Suite struct CycleTests {
+    /// Constructor-cycle participants: each one's factory resolves the next.
+    final class A: Sendable {}
+    final class B: Sendable {}
+    final class C: Sendable {}
+    final class Top: Sendable {}
+
+    /// Property-injection participants.
+    final class Parent: @unchecked Sendable {
+        // @unchecked: `child` is set once, by an onResolved block, before the resolve returns.
+        let child: Child
+        init(child: Child) { self.child = child }
+    }
+
+    final class Child: @unchecked Sendable {
+        // @unchecked: set once by an onResolved block before the resolve returns.
+        var parent: Parent?
+        var flag = false
+    }
+
+    final class Left: @unchecked Sendable {
+        // @unchecked: set once by an onResolved block before the resolve returns.
+        var right: Right?
+    }
+
+    final class Right: @unchecked Sendable {
+        // @unchecked: set once by an onResolved block before the resolve returns.
+        var left: Left?
+    }
+
+    static let allLifetimes: [Lifetime] = [.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer]
+
+    // MARK: Constructor cycles
+
+    @Test(arguments: allLifetimes)
+    func aTwoStepConstructorCycleThrowsWithThePathEndingInTheRepeatedKey(lifetime: Lifetime) throws {
+        let container = Container(name: "root")
+        container.register(A.self, lifetime: lifetime) { r in _ = try r.resolve(B.self); return A() }
+        container.register(B.self, lifetime: lifetime) { r in _ = try r.resolve(A.self); return B() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
+        #expect(error.kind.caseName == "circularDependency")
+        #expect(error.key.typeName == "A")
+        #expect(error.pathDescriptions == ["A", "B", "A"])
+    }
+
+    @Test(arguments: allLifetimes)
+    func aFactoryThatResolvesItsOwnKeyIsACycle(lifetime: Lifetime) throws {
+        let container = Container(name: "root")
+        container.register(A.self, lifetime: lifetime) { r in _ = try r.resolve(A.self); return A() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
+        #expect(error.kind.caseName == "circularDependency")
+        #expect(error.pathDescriptions == ["A", "A"])
+    }
+
+    @Test func aCycleBelowTheTopLevelRequestKeepsTheWholePath() throws {
+        let container = Container(name: "root")
+        container.register(Top.self) { r in _ = try r.resolve(A.self); return Top() }
+        container.register(A.self) { r in _ = try r.resolve(B.self); return A() }
+        container.register(B.self) { r in _ = try r.resolve(C.self); return B() }
+        container.register(C.self) { r in _ = try r.resolve(A.self); return C() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Top.self) }
+        #expect(error.kind.caseName == "circularDependency")
+        #expect(error.pathDescriptions == ["Top", "A", "B", "C", "A"])
+    }
+
+    @Test func aTaggedKeyInACycleKeepsItsTagInThePath() throws {
+        let container = Container(name: "root")
+        container.register(A.self, tag: "x") { r in _ = try r.resolve(B.self); return A() }
+        container.register(B.self) { r in _ = try r.resolve(A.self, tag: "x"); return B() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self, tag: "x") }
+        #expect(error.pathDescriptions == ["A[tag: \"x\"]", "B", "A[tag: \"x\"]"])
+    }
+
+    @Test func resolvingTheSameKeyTwiceInOneGraphIsNotACycle() throws {
+        let container = Container(name: "root")
+        container.register(C.self, lifetime: .unique) { _ in C() }
+        container.register(B.self) { r in _ = try r.resolve(C.self); return B() }
+        container.register(A.self) { r in
+            _ = try r.resolve(C.self)
+            _ = try r.resolve(B.self)
+            return A()
+        }
+        _ = try container.resolve(A.self)
+    }
+
+    @Test func aConstructorCycleAcrossParentAndChildIsDetected() throws {
+        // A lives in the root; as a graph registration its dependencies resolve from the child.
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(A.self) { r in _ = try r.resolve(B.self); return A() }
+        child.register(B.self) { r in _ = try r.resolve(A.self); return B() }
+        let error = try #require(throws: ResolutionError.self) { _ = try child.resolve(A.self) }
+        #expect(error.kind.caseName == "circularDependency")
+        #expect(error.pathDescriptions == ["A", "B", "A"])
+    }
+
+    @Test(arguments: [Lifetime.graph, .singleton])
+    func aConstructorCycleAcrossCollaborationLinksIsDetected(lifetime: Lifetime) throws {
+        let left = Container(name: "left")
+        let right = Container(name: "right")
+        left.collaborate(with: right)
+        right.collaborate(with: left)
+        left.register(A.self, lifetime: lifetime) { r in _ = try r.resolve(B.self); return A() }
+        right.register(B.self, lifetime: lifetime) { r in _ = try r.resolve(A.self); return B() }
+        let fromLeft = try #require(throws: ResolutionError.self) { _ = try left.resolve(A.self) }
+        #expect(fromLeft.kind.caseName == "circularDependency")
+        #expect(fromLeft.pathDescriptions == ["A", "B", "A"])
+        let fromRight = try #require(throws: ResolutionError.self) { _ = try right.resolve(B.self) }
+        #expect(fromRight.pathDescriptions == ["B", "A", "B"])
+    }
+
+    @Test func aCycleErrorLeavesTheContainerUsable() throws {
+        let container = Container(name: "root")
+        let breakCycle = Guarded(false)
+        container.register(A.self, lifetime: .singleton) { r in
+            if !breakCycle.withLock({ $0 }) { _ = try r.resolve(B.self) }
+            return A()
+        }
+        container.register(B.self, lifetime: .singleton) { r in _ = try r.resolve(A.self); return B() }
+        #expect(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
+        breakCycle.withLock { $0 = true }
+        _ = try container.resolve(A.self)
+        _ = try container.resolve(B.self)
+    }
+
+    // MARK: Property-injection cycles
+
+    @Test(arguments: [Lifetime.singleton, .graph, .perContainer, .weakSingleton, .eagerSingleton])
+    func aMixedCycleBuildsEachInstanceOnceAndPointsBackAtTheReturnedInstance(lifetime: Lifetime) throws {
+        let container = Container(name: "root")
+        let parentRuns = Counter()
+        let childRuns = Counter()
+        container.register(Parent.self, lifetime: lifetime) { r in
+            parentRuns.increment()
+            return Parent(child: try r.resolve())
+        }
+        container.register(Child.self, lifetime: lifetime) { _ in childRuns.increment(); return Child() }
+            .onResolved { r, child in child.parent = try r.resolve() }
+        let parent = try container.resolve(Parent.self)
+        #expect(parent.child.parent === parent)
+        #expect(parentRuns.value == 1)
+        #expect(childRuns.value == 1)
+    }
+
+    @Test func aMixedCycleResolvesFromEitherEnd() throws {
+        let container = Container(name: "root")
+        let parentRuns = Counter()
+        container.register(Parent.self, lifetime: .singleton) { r in
+            parentRuns.increment()
+            return Parent(child: try r.resolve())
+        }
+        container.register(Child.self, lifetime: .singleton) { _ in Child() }
+            .onResolved { r, child in child.parent = try r.resolve() }
+        let child = try container.resolve(Child.self)
+        let parent = try #require(child.parent)
+        #expect(parent.child === child)
+        #expect(try container.resolve(Parent.self) === parent)
+        #expect(parentRuns.value == 1)
+    }
+
+    @Test(arguments: [Lifetime.singleton, .graph, .perContainer])
+    func aPurePropertyCycleResolvesWithEachFactoryRunOnce(lifetime: Lifetime) throws {
+        let container = Container(name: "root")
+        let leftRuns = Counter()
+        let rightRuns = Counter()
+        container.register(Left.self, lifetime: lifetime) { _ in leftRuns.increment(); return Left() }
+            .onResolved { r, left in left.right = try r.resolve() }
+        container.register(Right.self, lifetime: lifetime) { _ in rightRuns.increment(); return Right() }
+            .onResolved { r, right in right.left = try r.resolve() }
+        let left = try container.resolve(Left.self)
+        let right = try #require(left.right)
+        #expect(right.left === left)
+        #expect(leftRuns.value == 1)
+        #expect(rightRuns.value == 1)
+    }
+
+    @Test func aPropertyCycleAcrossCollaboratingContainersResolves() throws {
+        let featureA = Container(name: "featureA")
+        let featureB = Container(name: "featureB")
+        featureA.collaborate(with: featureB)
+        featureB.collaborate(with: featureA)
+        let leftRuns = Counter()
+        let rightRuns = Counter()
+        featureA.register(Left.self, lifetime: .singleton) { _ in leftRuns.increment(); return Left() }
+            .onResolved { r, left in left.right = try r.resolve() }
+        featureB.register(Right.self, lifetime: .singleton) { _ in rightRuns.increment(); return Right() }
+            .onResolved { r, right in right.left = try r.resolve() }
+        let left = try featureA.resolve(Left.self)
+        #expect(left.right?.left === left)
+        #expect(try featureB.resolve(Right.self) === left.right)
+        #expect(leftRuns.value == 1)
+        #expect(rightRuns.value == 1)
+    }
+
+    @Test func aMixedCycleAcrossParentAndChildResolves() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Parent.self) { r in Parent(child: try r.resolve()) }
+        child.register(Child.self) { _ in Child() }.onResolved { r, child in child.parent = try r.resolve() }
+        let parent = try child.resolve(Parent.self)
+        #expect(parent.child.parent === parent)
+    }
+
+    // MARK: onResolved ordering and caching
+
+    @Test func blocksRunAfterTheOutermostFactoryReturns() throws {
+        let container = Container(name: "root")
+        let seenInFactory = Guarded<Bool?>(nil)
+        container.register(Child.self) { _ in Child() }.onResolved { _, child in child.flag = true }
+        container.register(Parent.self) { r in
+            let child: Child = try r.resolve()
+            seenInFactory.withLock { $0 = child.flag }
+            return Parent(child: child)
+        }
+        let parent = try container.resolve(Parent.self)
+        #expect(seenInFactory.withLock { $0 } == false)
+        #expect(parent.child.flag)
+    }
+
+    @Test func blocksRunDependenciesFirst() throws {
+        let container = Container(name: "root")
+        let log = EventLog()
+        container.register(C.self) { _ in C() }.onResolved { _, _ in log.record("C") }
+        container.register(B.self) { r in _ = try r.resolve(C.self); return B() }.onResolved { _, _ in log.record("B") }
+        container.register(A.self) { r in _ = try r.resolve(B.self); return A() }.onResolved { _, _ in log.record("A") }
+        _ = try container.resolve(A.self)
+        #expect(log.events == ["C", "B", "A"])
+    }
+
+    @Test func blocksRunInTheOrderTheFactoriesFinished() throws {
+        let container = Container(name: "root")
+        let log = EventLog()
+        container.register(B.self) { _ in B() }.onResolved { _, _ in log.record("B") }
+        container.register(C.self) { _ in C() }.onResolved { _, _ in log.record("C") }
+        container.register(A.self) { r in
+            _ = try r.resolve(C.self)
+            _ = try r.resolve(B.self)
+            return A()
+        }.onResolved { _, _ in log.record("A") }
+        _ = try container.resolve(A.self)
+        #expect(log.events == ["C", "B", "A"])
+    }
+
+    @Test func blocksOfOneRegistrationRunInTheOrderAdded() throws {
+        let container = Container(name: "root")
+        let log = EventLog()
+        container.register(A.self) { _ in A() }
+            .onResolved { _, _ in log.record("first") }
+            .onResolved { _, _ in log.record("second") }
+            .onResolved { _, _ in log.record("third") }
+        _ = try container.resolve(A.self)
+        #expect(log.events == ["first", "second", "third"])
+    }
+
+    @Test(arguments: [Lifetime.graph, .singleton, .perContainer])
+    func aBlockThatResolvesAKeyThisResolveBuiltGetsThatInstance(lifetime: Lifetime) throws {
+        let container = Container(name: "root")
+        let childRuns = Counter()
+        let seenByBlock = Guarded<Child?>(nil)
+        container.register(Child.self, lifetime: lifetime) { _ in childRuns.increment(); return Child() }
+        container.register(Parent.self) { r in Parent(child: try r.resolve()) }
+            .onResolved { r, _ in
+                let child: Child = try r.resolve()
+                seenByBlock.withLock { $0 = child }
+            }
+        let parent = try container.resolve(Parent.self)
+        #expect(seenByBlock.withLock { $0 } === parent.child)
+        #expect(childRuns.value == 1)
+    }
+
+    @Test func aBlockReceivesTheInstanceTheFactoryReturned() throws {
+        let container = Container(name: "root")
+        let seen = Guarded<A?>(nil)
+        container.register(A.self) { _ in A() }.onResolved { _, a in seen.withLock { $0 = a } }
+        let a = try container.resolve(A.self)
+        #expect(seen.withLock { $0 } === a)
+    }
+
+    @Test func aCachedInstanceDoesNotRunItsBlocksAgain() throws {
+        let container = Container(name: "root")
+        let blockRuns = Counter()
+        container.register(A.self, lifetime: .singleton) { _ in A() }.onResolved { _, _ in blockRuns.increment() }
+        _ = try container.resolve(A.self)
+        _ = try container.resolve(A.self)
+        #expect(blockRuns.value == 1)
+    }
+
+    /// A registration resolved twice in one resolve: blocks run once per new instance.
+    @Test(arguments: [(Lifetime.graph, 1), (.unique, 2), (.singleton, 1), (.perContainer, 1)])
+    func blocksRunOncePerNewInstanceWithinAResolve(lifetime: Lifetime, expectedRuns: Int) throws {
+        let container = Container(name: "root")
+        let blockRuns = Counter()
+        container.register(C.self, lifetime: lifetime) { _ in C() }.onResolved { _, _ in blockRuns.increment() }
+        container.register(A.self) { r in
+            _ = try r.resolve(C.self)
+            _ = try r.resolve(C.self)
+            return A()
+        }
+        _ = try container.resolve(A.self)
+        #expect(blockRuns.value == expectedRuns)
+    }
+
+    @Test func aBlockThrowingFailsTheResolveAndNothingItBuiltIsCached() throws {
+        let container = Container(name: "root")
+        let aRuns = Counter()
+        let bRuns = Counter()
+        let attempts = Counter()
+        container.register(B.self, lifetime: .singleton) { _ in bRuns.increment(); return B() }
+        container.register(A.self, lifetime: .singleton) { r in
+            aRuns.increment()
+            _ = try r.resolve(B.self)
+            return A()
+        }.onResolved { _, _ in
+            if attempts.increment() == 1 { throw Boom("first attempt") }
+        }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
+        #expect(error.kind.caseName == "factoryFailed")
+        #expect(error.kind.underlyingError as? Boom == Boom("first attempt"))
+        #expect(error.key.typeName == "A")
+        _ = try container.resolve(A.self)
+        #expect(aRuns.value == 2)
+        #expect(bRuns.value == 2)
+    }
+
+    @Test func aBlockThatResolvesAMissingKeyFailsTheResolve() throws {
+        let container = Container(name: "root")
+        container.register(Child.self, lifetime: .singleton) { _ in Child() }
+            .onResolved { r, child in child.parent = try r.resolve() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Child.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.key.typeName == "Parent")
+        #expect(error.path.last?.typeName == "Parent")
+    }
+}

@@ -1,0 +1,304 @@
+import Testing
+import ScopeGraph
+
+/// Errors: one `ResolutionError` about the deepest cause with the whole path, never wrapped
+/// per level; a failed resolve caches nothing partly built; the description is actionable.
+@Suite struct ErrorTests {
+    final class App: Sendable {}
+    final class Checkout: Sendable {}
+    final class Payments: Sendable {}
+    final class Gateway: Sendable {}
+    final class Analytics: @unchecked Sendable {
+        // @unchecked: set once by an onResolved block before the resolve returns.
+        var ready = false
+    }
+
+    /// App -> Checkout -> Payments -> Gateway, every one built through the resolver.
+    private func registerChain(in container: Container, lifetime: Lifetime = .graph) {
+        container.register(App.self, lifetime: lifetime) { r in _ = try r.resolve(Checkout.self); return App() }
+        container.register(Checkout.self, lifetime: lifetime) { r in _ = try r.resolve(Payments.self); return Checkout() }
+        container.register(Payments.self, lifetime: lifetime) { r in _ = try r.resolve(Gateway.self); return Payments() }
+    }
+
+    // MARK: The deepest cause
+
+    @Test func aMissingDependencyDeepInAGraphIsReportedOnceWithTheWholePath() throws {
+        let container = Container(name: "root")
+        registerChain(in: container)
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.key == ServiceKey(typeName: "Gateway"))
+        #expect(error.pathDescriptions == ["App", "Checkout", "Payments", "Gateway"])
+        #expect(error.searched == ["root"])
+    }
+
+    @Test func aTopLevelMissingKeyHasAPathOfItself() throws {
+        let container = Container(name: "root")
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Gateway.self, tag: "eu") }
+        #expect(error.key == ServiceKey(typeName: "Gateway", tag: "eu"))
+        #expect(error.pathDescriptions == ["Gateway[tag: \"eu\"]"])
+    }
+
+    @Test func aThrowingFactorySurfacesOnceAsFactoryFailedWithTheUnderlyingError() throws {
+        let container = Container(name: "root")
+        registerChain(in: container)
+        container.register(Gateway.self) { _ in throw Boom("gateway offline") }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
+        #expect(error.kind.caseName == "factoryFailed")
+        let underlying = try #require(error.kind.underlyingError)
+        #expect(underlying as? Boom == Boom("gateway offline"))
+        #expect(!(underlying is ResolutionError))
+        #expect(error.key == ServiceKey(typeName: "Gateway"))
+        #expect(error.pathDescriptions == ["App", "Checkout", "Payments", "Gateway"])
+    }
+
+    @Test func aFactoryThatRethrowsADependencysErrorDoesNotWrapIt() throws {
+        let container = Container(name: "root")
+        container.register(Gateway.self) { _ in throw Boom() }
+        container.register(Payments.self) { r in
+            do {
+                _ = try r.resolve(Gateway.self)
+            } catch {
+                throw error
+            }
+            return Payments()
+        }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Payments.self) }
+        #expect(error.kind.caseName == "factoryFailed")
+        #expect(error.kind.underlyingError is Boom)
+        #expect(error.key.typeName == "Gateway")
+        #expect(error.pathDescriptions == ["Payments", "Gateway"])
+    }
+
+    @Test func aFailureUnderAnOwnerRootedSingletonKeepsTheWholePath() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        registerChain(in: root, lifetime: .singleton)
+        let error = try #require(throws: ResolutionError.self) { _ = try child.resolve(App.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.pathDescriptions == ["App", "Checkout", "Payments", "Gateway"])
+        #expect(error.searched == ["root"])
+    }
+
+    @Test func aTypeMismatchReportsTheForwardedKeyAndPath() throws {
+        let container = Container(name: "root")
+        container.register(Payments.self) { _ in Payments() }.implements(Gateway.self)
+        container.register(Checkout.self) { r in _ = try r.resolve(Gateway.self); return Checkout() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Checkout.self) }
+        #expect(error.kind.caseName == "typeMismatch")
+        #expect(error.key == ServiceKey(typeName: "Gateway"))
+        #expect(error.pathDescriptions == ["Checkout", "Gateway"])
+    }
+
+    // MARK: Nothing half-built is cached
+
+    @Test(arguments: [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton])
+    func aFailedResolveCachesNothingOnItsPathAndTheNextResolveRetries(lifetime: Lifetime) throws {
+        let container = Container(name: "root")
+        let appRuns = Counter()
+        let checkoutRuns = Counter()
+        let gatewayAttempts = Counter()
+        container.register(App.self, lifetime: lifetime) { r in
+            appRuns.increment()
+            _ = try r.resolve(Checkout.self)
+            return App()
+        }
+        container.register(Checkout.self, lifetime: lifetime) { r in
+            checkoutRuns.increment()
+            _ = try r.resolve(Gateway.self)
+            return Checkout()
+        }
+        container.register(Gateway.self) { _ in
+            if gatewayAttempts.increment() == 1 { throw Boom("first attempt") }
+            return Gateway()
+        }
+        #expect(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
+        // Checkout first, held strongly, so that a weakSingleton is still alive for App.
+        let checkout = try container.resolve(Checkout.self)
+        let app = try container.resolve(App.self)
+        #expect(appRuns.value == 2)
+        #expect(checkoutRuns.value == 2)
+        withExtendedLifetime((app, checkout)) {}
+    }
+
+    @Test func aCompletedDependencyWhoseBlocksNeverRanIsNotCached() throws {
+        // Analytics is built, but the resolve fails before its onResolved block runs.
+        let container = Container(name: "root")
+        let analyticsRuns = Counter()
+        let gatewayAttempts = Counter()
+        container.register(Analytics.self, lifetime: .singleton) { _ in analyticsRuns.increment(); return Analytics() }
+            .onResolved { _, analytics in analytics.ready = true }
+        container.register(Gateway.self) { _ in
+            if gatewayAttempts.increment() == 1 { throw Boom() }
+            return Gateway()
+        }
+        container.register(App.self) { r in
+            _ = try r.resolve(Analytics.self)
+            _ = try r.resolve(Gateway.self)
+            return App()
+        }
+        #expect(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
+        let analytics = try container.resolve(Analytics.self)
+        #expect(analytics.ready)
+        #expect(analyticsRuns.value == 2)
+    }
+
+    @Test func aFailedResolveLeavesEarlierCachedInstancesAlone() throws {
+        let container = Container(name: "root")
+        let gatewayRuns = Counter()
+        container.register(Gateway.self, lifetime: .singleton) { _ in gatewayRuns.increment(); return Gateway() }
+        container.register(App.self) { r in
+            _ = try r.resolve(Gateway.self)
+            throw Boom()
+        }
+        let gateway = try container.resolve(Gateway.self)
+        #expect(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
+        #expect(try container.resolve(Gateway.self) === gateway)
+        #expect(gatewayRuns.value == 1)
+    }
+
+    // MARK: Suggestions
+
+    @Test func theSameKeyInAnUnlinkedSiblingIsSuggested() throws {
+        let root = Container(name: "root")
+        let checkout = root.makeChild(name: "checkout")
+        let payments = root.makeChild(name: "payments")
+        payments.register(Gateway.self) { _ in Gateway() }
+        let error = try #require(throws: ResolutionError.self) { _ = try checkout.resolve(Gateway.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.searched == ["checkout", "root"])
+        #expect(error.suggestions.contains { $0.contains("payments") }, "suggestions: \(error.suggestions)")
+        #expect(error.description.contains("payments"))
+    }
+
+    @Test func theStartingChildIsSuggestedWhenAnOwnerRootedSingletonCannotSeeIt() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        root.register(Payments.self, lifetime: .singleton) { r in _ = try r.resolve(Gateway.self); return Payments() }
+        feature.register(Gateway.self) { _ in Gateway() }
+        let error = try #require(throws: ResolutionError.self) { _ = try feature.resolve(Payments.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.key.typeName == "Gateway")
+        #expect(error.pathDescriptions == ["Payments", "Gateway"])
+        #expect(error.searched == ["root"])
+        #expect(error.suggestions.contains { $0.contains("feature") }, "suggestions: \(error.suggestions)")
+    }
+
+    @Test func anotherTagIsSuggested() throws {
+        let container = Container(name: "root")
+        container.register(Gateway.self, tag: "eu") { _ in Gateway() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Gateway.self, tag: "us") }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.suggestions.contains { $0.contains("\"eu\"") }, "suggestions: \(error.suggestions)")
+    }
+
+    @Test func otherArgumentTypesAreSuggested() throws {
+        let container = Container(name: "root")
+        container.register(Gateway.self) { (_, region: String, retries: Int) in Gateway() }
+        let error = try #require(throws: ResolutionError.self) {
+            _ = try container.resolve(Gateway.self, tag: nil, arguments: 3)
+        }
+        #expect(error.kind.caseName == "argumentMismatch")
+        #expect(error.suggestions.contains { $0.contains("String") && $0.contains("Int") }, "suggestions: \(error.suggestions)")
+    }
+
+    @Test func suggestionsComeFromEveryContainerTheWalkVisits() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let partner = Container(name: "partner")
+        feature.collaborate(with: partner)
+        partner.register(Gateway.self, tag: "partner-tag") { _ in Gateway() }
+        root.register(Gateway.self, tag: "root-tag") { _ in Gateway() }
+        let error = try #require(throws: ResolutionError.self) { _ = try feature.resolve(Gateway.self) }
+        #expect(error.searched == ["feature", "partner", "root"])
+        #expect(error.suggestions.contains { $0.contains("partner-tag") }, "suggestions: \(error.suggestions)")
+        #expect(error.suggestions.contains { $0.contains("root-tag") }, "suggestions: \(error.suggestions)")
+    }
+
+    // MARK: Description
+
+    @Test func theDescriptionOfAResolveFailureNamesEverythingNeededToFixIt() throws {
+        let root = Container(name: "app-root")
+        let feature = root.makeChild(name: "orders")
+        let partner = Container(name: "billing")
+        feature.collaborate(with: partner)
+        partner.register(Gateway.self, tag: "eu") { (_, id: Int) in Gateway() }
+        feature.register(Checkout.self) { r in
+            _ = try r.resolve(Gateway.self, tag: "eu", arguments: "wrong")
+            return Checkout()
+        }
+        let error = try #require(throws: ResolutionError.self) { _ = try feature.resolve(Checkout.self) }
+        let text = error.description
+        for fragment in ["Gateway", "\"eu\"", "String", "Checkout", "orders", "billing", "app-root", "Int"] {
+            #expect(text.contains(fragment), "missing \(fragment) in:\n\(text)")
+        }
+        #expect(text.split(separator: "\n").count > 1)
+    }
+
+    @Test func theDescriptionOfAFactoryFailureNamesTheUnderlyingError() throws {
+        let container = Container(name: "root")
+        registerChain(in: container)
+        container.register(Gateway.self) { _ in throw Boom("gateway offline") }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
+        for fragment in ["gateway offline", "App", "Checkout", "Payments", "Gateway"] {
+            #expect(error.description.contains(fragment), "missing \(fragment) in:\n\(error.description)")
+        }
+    }
+
+    @Test func theDescriptionOfACycleShowsThePath() throws {
+        let container = Container(name: "root")
+        container.register(App.self) { r in _ = try r.resolve(Checkout.self); return App() }
+        container.register(Checkout.self) { r in _ = try r.resolve(App.self); return Checkout() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
+        let pathLine = error.description.split(separator: "\n").first { line in
+            guard let app = line.range(of: "App"), let checkout = line.range(of: "Checkout") else { return false }
+            return app.lowerBound < checkout.lowerBound && line[checkout.upperBound...].contains("App")
+        }
+        #expect(pathLine != nil, "no line shows App, Checkout, App in order:\n\(error.description)")
+    }
+
+    struct DescriptionCase: Sendable, CustomTestStringConvertible {
+        let kind: ResolutionError.Kind
+        let fragments: [String]
+        var testDescription: String { kind.caseName }
+    }
+
+    @Test(arguments: [
+        DescriptionCase(kind: .notRegistered, fragments: []),
+        DescriptionCase(kind: .circularDependency, fragments: []),
+        DescriptionCase(kind: .argumentMismatch, fragments: []),
+        DescriptionCase(kind: .typeMismatch, fragments: []),
+        DescriptionCase(kind: .factoryFailed(Boom("disk full")), fragments: ["disk full"]),
+    ])
+    func aConstructedErrorDescribesItsKeyPathSearchAndSuggestions(testCase: DescriptionCase) {
+        let key = ServiceKey(typeName: "Store", tag: "cold", argumentTypeNames: ["Int", "String"])
+        let error = ResolutionError(
+            kind: testCase.kind, key: key,
+            path: [ServiceKey(typeName: "Shop"), key],
+            searched: ["shop-feature", "app"],
+            suggestions: ["register Store in app"])
+        let text = error.description
+        for fragment in ["Store", "\"cold\"", "Int", "String", "Shop", "shop-feature", "app", "register Store in app"]
+            + testCase.fragments
+        {
+            #expect(text.contains(fragment), "missing \(fragment) in:\n\(text)")
+        }
+        #expect(error.suggestions == ["register Store in app"])
+    }
+
+    @Test(arguments: [
+        (ResolutionError.Kind.notRegistered, "notRegistered"),
+        (.circularDependency, "circularDependency"),
+        (.argumentMismatch, "argumentMismatch"),
+        (.typeMismatch, "typeMismatch"),
+    ])
+    func aKindDescribesItselfByItsCaseName(kind: ResolutionError.Kind, name: String) {
+        #expect(kind.description == name)
+    }
+
+    @Test func theFactoryFailedKindNamesItsUnderlyingError() {
+        let kind = ResolutionError.Kind.factoryFailed(Boom("disk full"))
+        #expect(kind.description.hasPrefix("factoryFailed"))
+        #expect(kind.description.contains("disk full"))
+    }
+}

@@ -1,0 +1,381 @@
+import Testing
+import ScopeGraph
+
+/// The six lifetimes: where each instance lives, and which container its factory resolves
+/// its dependencies from (owner-rooted for singletons, the starting container otherwise).
+@Suite struct LifetimeTests {
+    final class Service: Sendable {
+        let run: Int
+        init(run: Int) { self.run = run }
+    }
+
+    /// A dependency that says which container registered it.
+    final class Dependency: Sendable {
+        let origin: String
+        init(origin: String) { self.origin = origin }
+    }
+
+    final class Consumer: Sendable {
+        let dependency: Dependency
+        init(dependency: Dependency) { self.dependency = dependency }
+    }
+
+    /// A graph-lifetime intermediate between a singleton and a dependency.
+    final class Middle: Sendable {
+        let dependency: Dependency
+        init(dependency: Dependency) { self.dependency = dependency }
+    }
+
+    final class Holder: Sendable {
+        let middle: Middle
+        init(middle: Middle) { self.middle = middle }
+    }
+
+    struct Pair {
+        let first: Service
+        let second: Service
+    }
+
+    struct Trio {
+        let pair: Pair
+        let direct: Service
+    }
+
+    struct Token {
+        let run: Int
+    }
+
+    private func registerDependency(in container: Container) {
+        let origin = container.name
+        container.register(Dependency.self) { _ in Dependency(origin: origin) }
+    }
+
+    private func registerPair(in container: Container) {
+        container.register(Pair.self, lifetime: .unique) { r in Pair(first: try r.resolve(), second: try r.resolve()) }
+    }
+
+    // MARK: unique
+
+    @Test func uniqueGivesANewInstanceEveryResolve() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .unique) { _ in Service(run: runs.increment()) }
+        registerPair(in: container)
+        #expect(try container.resolve(Service.self) !== container.resolve(Service.self))
+        let pair = try container.resolve(Pair.self)
+        #expect(pair.first !== pair.second)
+        #expect(runs.value == 4)
+    }
+
+    // MARK: graph
+
+    @Test func graphIsTheDefaultLifetime() throws {
+        let container = Container(name: "root")
+        let registration = container.register(Service.self) { _ in Service(run: 0) }
+        #expect(registration.lifetime == .graph)
+        registerPair(in: container)
+        let pair = try container.resolve(Pair.self)
+        #expect(pair.first === pair.second)
+    }
+
+    @Test func graphIsSharedWithinOneTopLevelResolveAndNewInTheNext() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .graph) { _ in Service(run: runs.increment()) }
+        registerPair(in: container)
+        let first = try container.resolve(Pair.self)
+        let second = try container.resolve(Pair.self)
+        #expect(first.first === first.second)
+        #expect(second.first === second.second)
+        #expect(first.first !== second.first)
+        #expect(runs.value == 2)
+    }
+
+    @Test func graphInstancesAreSharedPerStartingContainer() throws {
+        // A singleton's dependencies resolve from its owner, so within one top-level resolve it
+        // gets the owner's graph instance, not the one the child's request got.
+        for startAtChild in [true, false] {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            root.register(Service.self, lifetime: .graph) { _ in Service(run: 0) }
+            root.register(Pair.self, lifetime: .singleton) { r in Pair(first: try r.resolve(), second: try r.resolve()) }
+            root.register(Trio.self) { r in Trio(pair: try r.resolve(), direct: try r.resolve()) }
+            let trio = try (startAtChild ? child : root).resolve(Trio.self)
+            #expect(trio.pair.first === trio.pair.second)
+            #expect((trio.direct === trio.pair.first) == !startAtChild)
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func aGraphInstanceIsNotKeptAfterItsResolveReturns(withSingletonDependency: Bool) throws {
+        let container = Container(name: "root")
+        container.register(Dependency.self, lifetime: withSingletonDependency ? .singleton : .graph) { _ in
+            Dependency(origin: "root")
+        }
+        container.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }
+        weak var weakConsumer: Consumer?
+        do { weakConsumer = try container.resolve(Consumer.self) }
+        #expect(weakConsumer == nil)
+    }
+
+    // MARK: singleton
+
+    @Test func singletonIsCreatedOnFirstResolveAndKept() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .singleton) { _ in Service(run: runs.increment()) }
+        #expect(runs.value == 0)
+        weak var weakService: Service?
+        do { weakService = try container.resolve(Service.self) }
+        #expect(runs.value == 1)
+        #expect(weakService != nil)
+        #expect(try container.resolve(Service.self) === weakService)
+        #expect(runs.value == 1)
+    }
+
+    @Test func aSingletonIsTheSameObjectWhicheverChildResolvesIt() throws {
+        let root = Container(name: "root")
+        let left = root.makeChild(name: "left")
+        let right = root.makeChild(name: "right")
+        let runs = Counter()
+        root.register(Service.self, lifetime: .singleton) { _ in Service(run: runs.increment()) }
+        let fromLeft = try left.resolve(Service.self)
+        #expect(try right.resolve(Service.self) === fromLeft)
+        #expect(try root.resolve(Service.self) === fromLeft)
+        #expect(runs.value == 1)
+    }
+
+    @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton])
+    func ownerRootedFactoriesResolveDependenciesFromTheOwner(lifetime: Lifetime) throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        registerDependency(in: root)
+        registerDependency(in: child)
+        root.register(Consumer.self, lifetime: lifetime) { r in Consumer(dependency: try r.resolve()) }
+        let fromChild = try child.resolve(Consumer.self)
+        #expect(fromChild.dependency.origin == "root")
+        #expect(try root.resolve(Consumer.self) === fromChild)
+    }
+
+    @Test func aSingletonDoesNotCaptureAChildsRegistrationThroughAGraphIntermediate() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        registerDependency(in: root)
+        registerDependency(in: child)
+        root.register(Middle.self) { r in Middle(dependency: try r.resolve()) }
+        root.register(Holder.self, lifetime: .singleton) { r in Holder(middle: try r.resolve()) }
+        #expect(try child.resolve(Holder.self).middle.dependency.origin == "root")
+        // The same graph registration resolved directly from the child does see the child's.
+        #expect(try child.resolve(Middle.self).dependency.origin == "child")
+    }
+
+    @Test func aSingletonNeverSeesADependencyRegisteredOnlyInAChild() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        registerDependency(in: child)
+        root.register(Consumer.self, lifetime: .singleton) { r in Consumer(dependency: try r.resolve()) }
+        let error = try #require(throws: ResolutionError.self) { _ = try child.resolve(Consumer.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.key.typeName == "Dependency")
+        #expect(error.searched == ["root"])
+    }
+
+    @Test func aSingletonIsReleasedWithItsOwner() throws {
+        weak var weakService: Service?
+        do {
+            let container = Container(name: "root")
+            container.register(Service.self, lifetime: .singleton) { _ in Service(run: 0) }
+            weakService = try container.resolve(Service.self)
+            #expect(weakService != nil)
+        }
+        #expect(weakService == nil)
+    }
+
+    // MARK: unique / graph / perContainer resolve from the starting container
+
+    @Test(arguments: [Lifetime.unique, .graph, .perContainer])
+    func startingContainerFactoriesResolveDependenciesFromWhereTheResolveStarted(lifetime: Lifetime) throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        registerDependency(in: root)
+        registerDependency(in: child)
+        root.register(Consumer.self, lifetime: lifetime) { r in Consumer(dependency: try r.resolve()) }
+        #expect(try child.resolve(Consumer.self).dependency.origin == "child")
+        #expect(try root.resolve(Consumer.self).dependency.origin == "root")
+    }
+
+    @Test func startingContainerFactoriesSeeTheStartingContainersCollaborators() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let partner = Container(name: "partner")
+        feature.collaborate(with: partner)
+        registerDependency(in: root)
+        registerDependency(in: partner)
+        root.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }
+        #expect(try feature.resolve(Consumer.self).dependency.origin == "partner")
+    }
+
+    // MARK: perContainer
+
+    @Test func perContainerGivesOneInstancePerStartingContainer() throws {
+        let root = Container(name: "root")
+        let left = root.makeChild(name: "left")
+        let right = root.makeChild(name: "right")
+        let runs = Counter()
+        root.register(Service.self, lifetime: .perContainer) { _ in Service(run: runs.increment()) }
+        let fromLeft = try left.resolve(Service.self)
+        let fromRight = try right.resolve(Service.self)
+        #expect(fromLeft !== fromRight)
+        #expect(try left.resolve(Service.self) === fromLeft)
+        #expect(try right.resolve(Service.self) === fromRight)
+        #expect(try root.resolve(Service.self) !== fromLeft)
+        #expect(runs.value == 3)
+    }
+
+    @Test func perContainerInstancesLiveInTheStartingContainer() throws {
+        let root = Container(name: "root")
+        root.register(Service.self, lifetime: .perContainer) { _ in Service(run: 0) }
+        weak var weakService: Service?
+        var child: Container? = root.makeChild(name: "child")
+        do { weakService = try child?.resolve(Service.self) }
+        #expect(weakService != nil)
+        child = nil
+        #expect(weakService == nil)
+    }
+
+    @Test func aRootSingletonThatNeedsAPerContainerServiceGetsTheRootsInstance() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Service.self, lifetime: .perContainer) { _ in Service(run: 0) }
+        root.register(Pair.self, lifetime: .singleton) { r in Pair(first: try r.resolve(), second: try r.resolve()) }
+        let pair = try child.resolve(Pair.self)
+        #expect(try pair.first === root.resolve(Service.self))
+        #expect(try pair.first !== child.resolve(Service.self))
+    }
+
+    // MARK: weakSingleton
+
+    @Test func aWeakSingletonIsSharedWhileSomeoneHoldsIt() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .weakSingleton) { _ in Service(run: runs.increment()) }
+        let held = try container.resolve(Service.self)
+        #expect(try container.resolve(Service.self) === held)
+        #expect(runs.value == 1)
+    }
+
+    @Test func aWeakSingletonIsNotKeptAliveByTheContainerAndIsRecreatedAfterRelease() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .weakSingleton) { _ in Service(run: runs.increment()) }
+        weak var weakFirst: Service?
+        do {
+            let first = try container.resolve(Service.self)
+            weakFirst = first
+            #expect(first.run == 1)
+        }
+        #expect(weakFirst == nil)
+        let second = try container.resolve(Service.self)
+        #expect(second.run == 2)
+        #expect(runs.value == 2)
+    }
+
+    @Test func aValueTypeUnderWeakSingletonBehavesAsUnique() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Token.self, lifetime: .weakSingleton) { _ in Token(run: runs.increment()) }
+        #expect(try container.resolve(Token.self).run == 1)
+        #expect(try container.resolve(Token.self).run == 2)
+        #expect(runs.value == 2)
+    }
+
+    // MARK: eagerSingleton
+
+    @Test func anEagerSingletonIsBuiltByBootstrapOnce() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .eagerSingleton) { _ in Service(run: runs.increment()) }
+        #expect(runs.value == 0)
+        try container.bootstrap()
+        #expect(runs.value == 1)
+        let first = try container.resolve(Service.self)
+        #expect(try container.resolve(Service.self) === first)
+        #expect(runs.value == 1)
+    }
+
+    @Test func anEagerSingletonResolvedBeforeBootstrapIsNotBuiltAgain() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .eagerSingleton) { _ in Service(run: runs.increment()) }
+        let early = try container.resolve(Service.self)
+        #expect(runs.value == 1)
+        try container.bootstrap()
+        #expect(runs.value == 1)
+        #expect(try container.resolve(Service.self) === early)
+    }
+
+    @Test func bootstrappingTwiceBuildsNothingTheSecondTime() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .eagerSingleton) { _ in Service(run: runs.increment()) }
+        container.register(Service.self, tag: "other", lifetime: .eagerSingleton) { _ in Service(run: runs.increment()) }
+        try container.bootstrap()
+        #expect(runs.value == 2)
+        try container.bootstrap()
+        #expect(runs.value == 2)
+    }
+
+    @Test func bootstrapBuildsOnlyEagerSingletons() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        for lifetime in [Lifetime.unique, .graph, .singleton, .weakSingleton, .perContainer] {
+            container.register(Service.self, tag: ServiceTag("\(lifetime)"), lifetime: lifetime) { _ in
+                Service(run: runs.increment())
+            }
+        }
+        try container.bootstrap()
+        #expect(runs.value == 0)
+    }
+
+    @Test func bootstrapCoversDescendantsButNotAncestors() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        let grandchild = child.makeChild(name: "grandchild")
+        let built = EventLog()
+        for container in [root, child, grandchild] {
+            let name = container.name
+            container.register(Service.self, lifetime: .eagerSingleton) { _ in built.record(name); return Service(run: 0) }
+        }
+        try child.bootstrap()
+        #expect(built.events.sorted() == ["child", "grandchild"])
+        try root.bootstrap()
+        #expect(built.events.sorted() == ["child", "grandchild", "root"])
+    }
+
+    @Test func bootstrapResolvesAnEagerSingletonsDependenciesFromItsOwner() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        registerDependency(in: root)
+        registerDependency(in: child)
+        child.register(Consumer.self, lifetime: .eagerSingleton) { r in Consumer(dependency: try r.resolve()) }
+        try root.bootstrap()
+        #expect(try child.resolve(Consumer.self).dependency.origin == "child")
+    }
+
+    @Test func bootstrapSkipsEagerSingletonsThatNeedRuntimeArguments() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .eagerSingleton) { (_, n: Int) in Service(run: runs.increment() + n) }
+        try container.bootstrap()
+        #expect(runs.value == 0)
+    }
+
+    @Test func bootstrapThrowsWhenAnEagerSingletonFails() throws {
+        let container = Container(name: "root")
+        container.register(Service.self, lifetime: .eagerSingleton) { _ in throw Boom("no disk") }
+        let error = try #require(throws: ResolutionError.self) { try container.bootstrap() }
+        #expect(error.kind.caseName == "factoryFailed")
+        #expect(error.kind.underlyingError as? Boom == Boom("no disk"))
+        #expect(error.key.typeName == "Service")
+    }
+}

@@ -1,0 +1,199 @@
+import Testing
+import ScopeGraph
+
+/// Lookup order: own registrations, then collaborators in link order, then the parent; each
+/// container visited at most once; the error lists the containers searched in that order.
+@Suite struct LookupOrderTests {
+    /// Registers a `String` answering with the container's name.
+    private func answerWithName(_ containers: Container...) {
+        for container in containers {
+            let name = container.name
+            container.register(String.self) { _ in name }
+        }
+    }
+
+    private func searched(resolvingFrom container: Container) throws -> [String] {
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Int.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        return error.searched
+    }
+
+    @Test func ownRegistrationWinsOverCollaboratorsAndParent() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let partner = Container(name: "partner")
+        feature.collaborate(with: partner)
+        answerWithName(root, partner, feature)
+        #expect(try feature.resolve(String.self) == "feature")
+    }
+
+    @Test func collaboratorsAreVisitedBeforeTheParent() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let partner = Container(name: "partner")
+        feature.collaborate(with: partner)
+        answerWithName(root, partner)
+        #expect(try feature.resolve(String.self) == "partner")
+    }
+
+    @Test func theParentAnswersWhenNeitherTheContainerNorItsCollaboratorsDo() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        feature.collaborate(with: Container(name: "partner"))
+        answerWithName(root)
+        #expect(try feature.resolve(String.self) == "root")
+    }
+
+    @Test func ancestorsAreVisitedNearestFirst() throws {
+        let root = Container(name: "root")
+        let middle = root.makeChild(name: "middle")
+        let leaf = middle.makeChild(name: "leaf")
+        answerWithName(root, middle)
+        #expect(try leaf.resolve(String.self) == "middle")
+        #expect(try searched(resolvingFrom: leaf) == ["leaf", "middle", "root"])
+    }
+
+    @Test func collaboratorsAreVisitedInTheOrderTheyWereLinked() throws {
+        let feature = Container(name: "feature")
+        let first = Container(name: "first")
+        let second = Container(name: "second")
+        feature.collaborate(with: first)
+        feature.collaborate(with: second)
+        answerWithName(second, first)
+        #expect(try feature.resolve(String.self) == "first")
+        #expect(try searched(resolvingFrom: feature) == ["feature", "first", "second"])
+    }
+
+    @Test func relinkingAnExistingCollaboratorDoesNotMoveIt() throws {
+        let feature = Container(name: "feature")
+        let first = Container(name: "first")
+        let second = Container(name: "second")
+        feature.collaborate(with: first, second)
+        feature.collaborate(with: second, first)
+        answerWithName(first, second)
+        #expect(try feature.resolve(String.self) == "first")
+        #expect(try searched(resolvingFrom: feature) == ["feature", "first", "second"])
+    }
+
+    @Test func aCollaboratorIsVisitedWithItsOwnCollaboratorsAndParentBeforeTheNextOne() throws {
+        // visit(C) is recursive: C's collaborators and C's parent come before N's next link.
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let otherRoot = Container(name: "otherRoot")
+        let partner = otherRoot.makeChild(name: "partner")
+        let partnerLink = Container(name: "partnerLink")
+        let second = Container(name: "second")
+        partner.collaborate(with: partnerLink)
+        feature.collaborate(with: partner, second)
+        #expect(
+            try searched(resolvingFrom: feature)
+                == ["feature", "partner", "partnerLink", "otherRoot", "second", "root"])
+        answerWithName(second, otherRoot)
+        #expect(try feature.resolve(String.self) == "otherRoot")
+    }
+
+    @Test func eachContainerIsVisitedOnceWhenPathsMeet() throws {
+        // feature and its collaborator share the parent: it is searched once, via the collaborator.
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let sibling = root.makeChild(name: "sibling")
+        let shared = Container(name: "shared-lib")
+        feature.collaborate(with: sibling, shared)
+        sibling.collaborate(with: shared)
+        #expect(try searched(resolvingFrom: feature) == ["feature", "sibling", "shared-lib", "root"])
+    }
+
+    @Test func cyclicLinksTerminate() throws {
+        let a = Container(name: "a")
+        let b = Container(name: "b")
+        let c = Container(name: "c")
+        a.collaborate(with: b)
+        b.collaborate(with: c)
+        c.collaborate(with: a)
+        #expect(try searched(resolvingFrom: a) == ["a", "b", "c"])
+        #expect(try searched(resolvingFrom: c) == ["c", "a", "b"])
+        answerWithName(c)
+        #expect(try a.resolve(String.self) == "c")
+    }
+
+    @Test func aSelfLinkAddsNothingToTheWalk() throws {
+        let root = Container(name: "root")
+        let a = root.makeChild(name: "a")
+        a.collaborate(with: a)
+        #expect(try searched(resolvingFrom: a) == ["a", "root"])
+    }
+
+    @Test func aDuplicateLinkAddsNothingToTheWalk() throws {
+        let a = Container(name: "a")
+        let b = Container(name: "b")
+        a.collaborate(with: b, b)
+        a.collaborate(with: b)
+        #expect(try searched(resolvingFrom: a) == ["a", "b"])
+    }
+
+    @Test func linksAreOneWay() throws {
+        let a = Container(name: "a")
+        let b = Container(name: "b")
+        a.collaborate(with: b)
+        answerWithName(a)
+        #expect(try searched(resolvingFrom: b) == ["b"])
+        let error = try #require(throws: ResolutionError.self) { _ = try b.resolve(String.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        b.collaborate(with: a)
+        #expect(try b.resolve(String.self) == "a")
+    }
+
+    @Test func theWalkNeverVisitsChildrenOrSiblings() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let sibling = root.makeChild(name: "sibling")
+        let nested = feature.makeChild(name: "nested")
+        answerWithName(sibling, nested)
+        #expect(try searched(resolvingFrom: feature) == ["feature", "root"])
+        #expect(throws: ResolutionError.self) { _ = try feature.resolve(String.self) }
+        #expect(throws: ResolutionError.self) { _ = try root.resolve(String.self) }
+    }
+
+    @Test func aRegistrationAddedNearerAfterAResolveAnswersTheNextLookup() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        answerWithName(root)
+        #expect(try feature.resolve(String.self) == "root")
+        answerWithName(feature)
+        #expect(try feature.resolve(String.self) == "feature")
+    }
+
+    @Test func aCollaboratorLinkedAfterAResolveAnswersTheNextLookup() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let partner = Container(name: "partner")
+        answerWithName(root, partner)
+        #expect(try feature.resolve(String.self) == "root")
+        feature.collaborate(with: partner)
+        #expect(try feature.resolve(String.self) == "partner")
+    }
+
+    @Test func aDeallocatedCollaboratorNoLongerAnswers() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        answerWithName(root)
+        do {
+            let partner = Container(name: "partner")
+            answerWithName(partner)
+            feature.collaborate(with: partner)
+            #expect(try feature.resolve(String.self) == "partner")
+        }
+        #expect(try feature.resolve(String.self) == "root")
+        #expect(try searched(resolvingFrom: feature) == ["feature", "root"])
+    }
+
+    @Test func theDescendantsOfAContainerSeeARegistrationAddedToItLater() throws {
+        let root = Container(name: "root")
+        let middle = root.makeChild(name: "middle")
+        let leaf = middle.makeChild(name: "leaf")
+        answerWithName(root)
+        #expect(try leaf.resolve(String.self) == "root")
+        answerWithName(middle)
+        #expect(try leaf.resolve(String.self) == "middle")
+    }
+}

@@ -1,0 +1,372 @@
+import Testing
+import ScopeGraph
+
+/// Registration: keys (type, tag, argument types), tags, last wins, `remove`, `removeAll`,
+/// runtime arguments through parameter packs.
+@Suite struct RegistrationTests {
+    final class Service: Sendable {
+        let label: String
+        init(_ label: String) { self.label = label }
+    }
+
+    final class Session: Sendable {
+        let values: [String]
+        init(_ values: [String]) { self.values = values }
+    }
+
+    enum Store: String { case cache, archive }
+
+    // MARK: Tags
+
+    @Test func tagsFromStringLiteralsIntegerLiteralsAndEnumsAreComparedByName() {
+        let fromString: ServiceTag = "primary"
+        let fromInteger: ServiceTag = 2
+        #expect(fromString == ServiceTag("primary"))
+        #expect(fromInteger == ServiceTag("2"))
+        #expect(ServiceTag(Store.cache) == ServiceTag("cache"))
+        #expect(ServiceTag(Store.cache) != ServiceTag(Store.archive))
+        #expect(fromString != ServiceTag("secondary"))
+    }
+
+    @Test func differentTagsAreDifferentKeys() throws {
+        let container = Container(name: "root")
+        container.register(Service.self) { _ in Service("untagged") }
+        container.register(Service.self, tag: "primary") { _ in Service("primary") }
+        container.register(Service.self, tag: 7) { _ in Service("seven") }
+        container.register(Service.self, tag: ServiceTag(Store.archive)) { _ in Service("archive") }
+        #expect(try container.resolve(Service.self).label == "untagged")
+        #expect(try container.resolve(Service.self, tag: "primary").label == "primary")
+        #expect(try container.resolve(Service.self, tag: 7).label == "seven")
+        #expect(try container.resolve(Service.self, tag: "7").label == "seven")
+        #expect(try container.resolve(Service.self, tag: ServiceTag(Store.archive)).label == "archive")
+        #expect(try container.resolve(Service.self, tag: "archive").label == "archive")
+    }
+
+    @Test func aTaggedRequestDoesNotFallBackToTheUntaggedRegistration() throws {
+        let container = Container(name: "root")
+        container.register(Service.self) { _ in Service("untagged") }
+        let error = try #require(throws: ResolutionError.self) {
+            _ = try container.resolve(Service.self, tag: "primary")
+        }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.key == ServiceKey(typeName: "Service", tag: "primary"))
+        let mentionsUntagged = error.suggestions.contains { suggestion in
+            ["without a tag", "untagged", "no tag"].contains { suggestion.contains($0) }
+        }
+        #expect(mentionsUntagged, "suggestions: \(error.suggestions)")
+    }
+
+    @Test func anUntaggedRequestDoesNotFallBackToATaggedRegistration() throws {
+        let container = Container(name: "root")
+        container.register(Service.self, tag: "primary") { _ in Service("primary") }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Service.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.suggestions.contains { $0.contains("\"primary\"") }, "suggestions: \(error.suggestions)")
+    }
+
+    // MARK: Registration handle
+
+    @Test func theHandleReportsItsKeyAndLifetime() {
+        let container = Container(name: "root")
+        let plain = container.register(Service.self) { _ in Service("x") }
+        let tagged = container.register(Service.self, tag: "x", lifetime: .singleton) { _ in Service("x") }
+        let withArguments = container.register(Service.self, tag: "x", lifetime: .unique) { (_, n: Int, s: String) in
+            Service("\(n)\(s)")
+        }
+        #expect(plain.key == ServiceKey(typeName: "Service"))
+        #expect(plain.lifetime == .graph)
+        #expect(tagged.key == ServiceKey(typeName: "Service", tag: "x"))
+        #expect(tagged.lifetime == .singleton)
+        #expect(withArguments.key == ServiceKey(typeName: "Service", tag: "x", argumentTypeNames: ["Int", "String"]))
+        #expect(withArguments.lifetime == .unique)
+    }
+
+    @Test func theTypeIsInferredFromTheFactoryWhenOmitted() throws {
+        let container = Container(name: "root")
+        let registration = container.register { _ in Service("inferred") }
+        #expect(registration.key == ServiceKey(typeName: "Service"))
+        let service: Service = try container.resolve()
+        #expect(service.label == "inferred")
+    }
+
+    // MARK: Last wins
+
+    @Test func registeringTheSameKeyAgainReplacesTheEarlierRegistration() throws {
+        let container = Container(name: "root")
+        container.register(Service.self) { _ in Service("first") }
+        container.register(Service.self) { _ in Service("second") }
+        #expect(try container.resolve(Service.self).label == "second")
+    }
+
+    @Test func replacingASingletonDropsItsCachedInstance() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .singleton) { _ in runs.increment(); return Service("first") }
+        weak var weakFirst: Service?
+        do {
+            let first = try container.resolve(Service.self)
+            weakFirst = first
+            #expect(first.label == "first")
+        }
+        #expect(weakFirst != nil)
+        container.register(Service.self, lifetime: .singleton) { _ in Service("second") }
+        #expect(weakFirst == nil)
+        #expect(try container.resolve(Service.self).label == "second")
+        #expect(runs.value == 1)
+    }
+
+    @Test func replacingAPerContainerRegistrationDropsTheInstancesCachedInChildren() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Service.self, lifetime: .perContainer) { _ in Service("first") }
+        weak var weakFirst: Service?
+        do { weakFirst = try child.resolve(Service.self) }
+        #expect(weakFirst != nil)
+        root.register(Service.self, lifetime: .perContainer) { _ in Service("second") }
+        #expect(weakFirst == nil)
+        #expect(try child.resolve(Service.self).label == "second")
+    }
+
+    @Test func replacingOnlyAffectsTheSameKey() throws {
+        let container = Container(name: "root")
+        container.register(Service.self) { _ in Service("untagged") }
+        container.register(Service.self, tag: "x") { _ in Service("tagged") }
+        container.register(Service.self) { (_, n: Int) in Service("argument \(n)") }
+        container.register(Service.self) { _ in Service("untagged again") }
+        #expect(try container.resolve(Service.self).label == "untagged again")
+        #expect(try container.resolve(Service.self, tag: "x").label == "tagged")
+        #expect(try container.resolve(Service.self, tag: nil, arguments: 1).label == "argument 1")
+    }
+
+    @Test func registeringInAChildShadowsTheParentWithoutReplacingIt() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Service.self) { _ in Service("root") }
+        child.register(Service.self) { _ in Service("child") }
+        #expect(try child.resolve(Service.self).label == "child")
+        #expect(try root.resolve(Service.self).label == "root")
+    }
+
+    // MARK: remove
+
+    @Test func removeMakesTheKeyUnregistered() throws {
+        let container = Container(name: "root")
+        let registration = container.register(Service.self) { _ in Service("x") }
+        container.remove(registration)
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Service.self) }
+        #expect(error.kind.caseName == "notRegistered")
+    }
+
+    @Test func removeReleasesTheCachedInstance() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        let registration = container.register(Service.self, lifetime: .singleton) { _ in
+            runs.increment()
+            return Service("x")
+        }
+        weak var weakService: Service?
+        do { weakService = try container.resolve(Service.self) }
+        #expect(weakService != nil)
+        container.remove(registration)
+        #expect(weakService == nil)
+        container.register(Service.self, lifetime: .singleton) { _ in runs.increment(); return Service("y") }
+        #expect(try container.resolve(Service.self).label == "y")
+        #expect(runs.value == 2)
+    }
+
+    @Test func removeReleasesPerContainerInstancesCachedInChildren() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        let registration = root.register(Service.self, lifetime: .perContainer) { _ in Service("x") }
+        weak var weakService: Service?
+        do { weakService = try child.resolve(Service.self) }
+        #expect(weakService != nil)
+        root.remove(registration)
+        #expect(weakService == nil)
+    }
+
+    @Test func removingAChildRegistrationUncoversTheParentOne() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Service.self) { _ in Service("root") }
+        let registration = child.register(Service.self) { _ in Service("child") }
+        #expect(try child.resolve(Service.self).label == "child")
+        child.remove(registration)
+        #expect(try child.resolve(Service.self).label == "root")
+    }
+
+    @Test func removingAReplacedRegistrationLeavesItsReplacement() throws {
+        let container = Container(name: "root")
+        let old = container.register(Service.self) { _ in Service("old") }
+        container.register(Service.self) { _ in Service("new") }
+        container.remove(old)
+        #expect(try container.resolve(Service.self).label == "new")
+    }
+
+    // MARK: removeAll
+
+    @Test func removeAllDropsEveryRegistrationOfTheContainer() throws {
+        let container = Container(name: "root")
+        container.register(Service.self) { _ in Service("a") }
+        container.register(Service.self, tag: "x") { _ in Service("b") }
+        container.register(Session.self) { (_, n: Int) in Session(["\(n)"]) }
+        container.removeAll()
+        #expect(throws: ResolutionError.self) { _ = try container.resolve(Service.self) }
+        #expect(throws: ResolutionError.self) { _ = try container.resolve(Service.self, tag: "x") }
+        #expect(throws: ResolutionError.self) { _ = try container.resolve(Session.self, tag: nil, arguments: 1) }
+    }
+
+    @Test func removeAllReleasesTheContainersCachedInstances() throws {
+        let container = Container(name: "root")
+        container.register(Service.self, lifetime: .singleton) { _ in Service("a") }
+        weak var weakService: Service?
+        do { weakService = try container.resolve(Service.self) }
+        #expect(weakService != nil)
+        container.removeAll()
+        #expect(weakService == nil)
+    }
+
+    @Test func removeAllDropsPerContainerInstancesOfAncestorsRegistrations() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        let runs = Counter()
+        root.register(Service.self, lifetime: .perContainer) { _ in Service("run \(runs.increment())") }
+        weak var weakFirst: Service?
+        do {
+            let first = try child.resolve(Service.self)
+            weakFirst = first
+            #expect(try child.resolve(Service.self) === first)
+        }
+        let rootInstance = try root.resolve(Service.self)
+        child.removeAll()
+        #expect(weakFirst == nil)
+        let second = try child.resolve(Service.self)
+        #expect(second.label == "run 3")
+        #expect(try root.resolve(Service.self) === rootInstance)
+    }
+
+    @Test func removeAllLeavesAncestorsRegistrationsAndInstances() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Service.self, lifetime: .singleton) { _ in Service("root") }
+        child.register(Service.self, tag: "own") { _ in Service("child") }
+        let singleton = try child.resolve(Service.self)
+        child.removeAll()
+        #expect(try child.resolve(Service.self) === singleton)
+        #expect(throws: ResolutionError.self) { _ = try child.resolve(Service.self, tag: "own") }
+    }
+
+    // MARK: Runtime arguments
+
+    @Test func aFactoryWithoutArgumentsIsResolvedWithoutArguments() throws {
+        let container = Container(name: "root")
+        container.register(Session.self) { _ in Session([]) }
+        #expect(try container.resolve(Session.self).values == [])
+    }
+
+    @Test func oneTwoThreeAndFourArgumentsReachTheFactoryInOrder() throws {
+        let container = Container(name: "root")
+        container.register(Session.self) { (_, a: Int) in Session(["\(a)"]) }
+        container.register(Session.self) { (_, a: Int, b: String) in Session(["\(a)", b]) }
+        container.register(Session.self) { (_, a: Int, b: String, c: Double) in Session(["\(a)", b, "\(c)"]) }
+        container.register(Session.self) { (_, a: Int, b: String, c: Double, d: Bool) in
+            Session(["\(a)", b, "\(c)", "\(d)"])
+        }
+        #expect(try container.resolve(Session.self, tag: nil, arguments: 1).values == ["1"])
+        #expect(try container.resolve(Session.self, tag: nil, arguments: 1, "two").values == ["1", "two"])
+        #expect(try container.resolve(Session.self, tag: nil, arguments: 1, "two", 3.5).values == ["1", "two", "3.5"])
+        #expect(
+            try container.resolve(Session.self, tag: nil, arguments: 1, "two", 3.5, true).values
+                == ["1", "two", "3.5", "true"])
+    }
+
+    @Test func argumentOrderIsPartOfTheKey() throws {
+        let container = Container(name: "root")
+        container.register(Session.self) { (_, a: Int, b: String) in Session(["int-first", "\(a)", b]) }
+        container.register(Session.self) { (_, a: String, b: Int) in Session(["string-first", a, "\(b)"]) }
+        #expect(try container.resolve(Session.self, tag: nil, arguments: 1, "x").values == ["int-first", "1", "x"])
+        #expect(try container.resolve(Session.self, tag: nil, arguments: "x", 1).values == ["string-first", "x", "1"])
+    }
+
+    @Test func argumentsCombineWithTags() throws {
+        let container = Container(name: "root")
+        container.register(Session.self, tag: "a") { (_, n: Int) in Session(["a", "\(n)"]) }
+        container.register(Session.self, tag: "b") { (_, n: Int) in Session(["b", "\(n)"]) }
+        #expect(try container.resolve(Session.self, tag: "b", arguments: 4).values == ["b", "4"])
+    }
+
+    @Test func aFactoryCanResolveADependencyWithArgumentsThroughItsResolver() throws {
+        let container = Container(name: "root")
+        container.register(Session.self) { (_, user: String) in Session([user]) }
+        container.register(Service.self) { r in
+            let session = try r.resolve(Session.self, tag: nil, arguments: "ada")
+            return Service(session.values.joined())
+        }
+        #expect(try container.resolve(Service.self).label == "ada")
+    }
+
+    @Test func otherArgumentTypesThrowArgumentMismatch() throws {
+        let container = Container(name: "root")
+        container.register(Session.self) { (_, n: Int) in Session(["\(n)"]) }
+        let error = try #require(throws: ResolutionError.self) {
+            _ = try container.resolve(Session.self, tag: nil, arguments: "not an int")
+        }
+        #expect(error.kind.caseName == "argumentMismatch")
+        #expect(error.key == ServiceKey(typeName: "Session", argumentTypeNames: ["String"]))
+        #expect(error.suggestions.contains { $0.contains("Int") }, "suggestions: \(error.suggestions)")
+    }
+
+    @Test func resolvingWithoutArgumentsWhenOnlyArgumentsAreRegisteredThrowsArgumentMismatch() throws {
+        let container = Container(name: "root")
+        container.register(Session.self) { (_, n: Int, s: String) in Session(["\(n)", s]) }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Session.self) }
+        #expect(error.kind.caseName == "argumentMismatch")
+        #expect(error.suggestions.contains { $0.contains("Int") && $0.contains("String") }, "suggestions: \(error.suggestions)")
+    }
+
+    @Test func resolvingWithArgumentsWhenNoneAreRegisteredThrowsArgumentMismatch() throws {
+        let container = Container(name: "root")
+        container.register(Session.self) { _ in Session([]) }
+        let error = try #require(throws: ResolutionError.self) {
+            _ = try container.resolve(Session.self, tag: nil, arguments: 1)
+        }
+        #expect(error.kind.caseName == "argumentMismatch")
+    }
+
+    @Test func otherArgumentsUnderAnotherTagAreNotAnArgumentMismatch() throws {
+        let container = Container(name: "root")
+        container.register(Session.self, tag: "other") { (_, n: Int) in Session(["\(n)"]) }
+        let error = try #require(throws: ResolutionError.self) {
+            _ = try container.resolve(Session.self, tag: nil, arguments: "x")
+        }
+        #expect(error.kind.caseName == "notRegistered")
+    }
+
+    @Test func graphInstancesResolvedWithArgumentsAreNeverShared() throws {
+        let container = Container(name: "root")
+        container.register(Service.self) { (_, label: String) in Service(label) }
+        container.register([Service].self) { r in
+            [
+                try r.resolve(Service.self, tag: nil, arguments: "same"),
+                try r.resolve(Service.self, tag: nil, arguments: "same"),
+            ]
+        }
+        let pair = try container.resolve([Service].self)
+        #expect(pair.count == 2)
+        #expect(pair[0] !== pair[1])
+    }
+
+    @Test func aCachedLifetimeWithArgumentsKeepsTheFirstInstanceBuilt() throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        container.register(Service.self, lifetime: .singleton) { (_, label: String) in
+            runs.increment()
+            return Service(label)
+        }
+        let first = try container.resolve(Service.self, tag: nil, arguments: "first")
+        let second = try container.resolve(Service.self, tag: nil, arguments: "second")
+        #expect(first === second)
+        #expect(second.label == "first")
+        #expect(runs.value == 1)
+    }
+}

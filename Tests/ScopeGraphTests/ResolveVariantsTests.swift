@@ -1,0 +1,288 @@
+import Testing
+import ScopeGraph
+
+/// `resolveIfRegistered`, `resolveAll`, optionals, and resolves made from inside a factory.
+@Suite struct ResolveVariantsTests {
+    protocol Plugin: AnyObject, Sendable {
+        var name: String { get }
+    }
+
+    final class NamedPlugin: Plugin, Sendable {
+        let name: String
+        let shared: Shared?
+        init(_ name: String, shared: Shared? = nil) {
+            self.name = name
+            self.shared = shared
+        }
+    }
+
+    final class Shared: Sendable {}
+    final class Dependency: Sendable {}
+    final class Owner: @unchecked Sendable {
+        // @unchecked: set once by an onResolved block before the resolve returns.
+        var dependency: Dependency?
+    }
+    final class A: Sendable {}
+    final class B: Sendable {}
+
+    struct Pair {
+        let first: Shared
+        let second: Shared
+    }
+
+    // MARK: resolveIfRegistered
+
+    @Test func resolveIfRegisteredReturnsNilWhenNothingIsRegistered() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        #expect(try child.resolveIfRegistered(Dependency.self) == nil)
+        let inferred: Dependency? = try child.resolveIfRegistered()
+        #expect(inferred == nil)
+    }
+
+    @Test func resolveIfRegisteredReturnsTheInstanceWhenSomethingIsRegistered() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Dependency.self, lifetime: .singleton) { _ in Dependency() }
+        let found = try #require(try child.resolveIfRegistered(Dependency.self))
+        #expect(try found === root.resolve(Dependency.self))
+    }
+
+    @Test func resolveIfRegisteredDoesNotFallBackBetweenTags() throws {
+        let container = Container(name: "root")
+        container.register(Dependency.self) { _ in Dependency() }
+        #expect(try container.resolveIfRegistered(Dependency.self, tag: "other") == nil)
+        container.register(Dependency.self, tag: "other") { _ in Dependency() }
+        #expect(try container.resolveIfRegistered(Dependency.self, tag: "other") != nil)
+    }
+
+    @Test func resolveIfRegisteredStillThrowsWhenTheFactoryFails() throws {
+        let container = Container(name: "root")
+        container.register(Dependency.self) { _ in throw Boom("broken") }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolveIfRegistered(Dependency.self) }
+        #expect(error.kind.caseName == "factoryFailed")
+        #expect(error.kind.underlyingError as? Boom == Boom("broken"))
+    }
+
+    @Test func resolveIfRegisteredStillThrowsWhenADependencyIsMissing() throws {
+        let container = Container(name: "root")
+        container.register(Owner.self) { r in _ = try r.resolve(Dependency.self); return Owner() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolveIfRegistered(Owner.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.key.typeName == "Dependency")
+    }
+
+    @Test func resolveIfRegisteredStillThrowsOnArgumentMismatch() throws {
+        let container = Container(name: "root")
+        container.register(Dependency.self) { (_, n: Int) in Dependency() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolveIfRegistered(Dependency.self) }
+        #expect(error.kind.caseName == "argumentMismatch")
+    }
+
+    @Test func resolveIfRegisteredThroughAResolverReturnsNilForAMissingKey() throws {
+        let container = Container(name: "root")
+        container.register(Owner.self) { r in
+            let owner = Owner()
+            owner.dependency = try r.resolveIfRegistered(Dependency.self)
+            return owner
+        }
+        #expect(try container.resolve(Owner.self).dependency == nil)
+        container.register(Dependency.self) { _ in Dependency() }
+        #expect(try container.resolve(Owner.self).dependency != nil)
+    }
+
+    @Test func resolveIfRegisteredOfAnOptionalSeesTheWrappedRegistration() throws {
+        let container = Container(name: "root")
+        #expect(try container.resolveIfRegistered(Dependency?.self) == nil)
+        container.register(Dependency.self, lifetime: .singleton) { _ in Dependency() }
+        let found = try container.resolveIfRegistered(Dependency?.self)
+        let unwrapped = try #require(found ?? nil)
+        #expect(try unwrapped === container.resolve(Dependency.self))
+    }
+
+    // MARK: resolveAll
+
+    @Test func resolveAllReturnsEveryTagInWalkOrder() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let partner = Container(name: "partner")
+        feature.collaborate(with: partner)
+        root.register(NamedPlugin.self, tag: "root-1") { _ in NamedPlugin("root-1") }
+        partner.register(NamedPlugin.self, tag: "partner-1") { _ in NamedPlugin("partner-1") }
+        feature.register(NamedPlugin.self, tag: "feature-2") { _ in NamedPlugin("feature-2") }
+        feature.register(NamedPlugin.self) { _ in NamedPlugin("feature-untagged") }
+        root.register(NamedPlugin.self, tag: "root-2") { _ in NamedPlugin("root-2") }
+        let names = try feature.resolveAll(NamedPlugin.self).map(\.name)
+        #expect(names == ["feature-2", "feature-untagged", "partner-1", "root-1", "root-2"])
+    }
+
+    @Test func resolveAllLetsANearerKeyHideTheSameKeyFartherAway() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        root.register(NamedPlugin.self, tag: "a") { _ in NamedPlugin("root-a") }
+        root.register(NamedPlugin.self, tag: "b") { _ in NamedPlugin("root-b") }
+        feature.register(NamedPlugin.self, tag: "b") { _ in NamedPlugin("feature-b") }
+        #expect(try feature.resolveAll(NamedPlugin.self).map(\.name) == ["feature-b", "root-a"])
+        #expect(try root.resolveAll(NamedPlugin.self).map(\.name) == ["root-a", "root-b"])
+    }
+
+    @Test func resolveAllSkipsRegistrationsThatNeedArguments() throws {
+        let container = Container(name: "root")
+        container.register(NamedPlugin.self, tag: "plain") { _ in NamedPlugin("plain") }
+        container.register(NamedPlugin.self, tag: "args") { (_, n: Int) in NamedPlugin("args \(n)") }
+        #expect(try container.resolveAll(NamedPlugin.self).map(\.name) == ["plain"])
+    }
+
+    @Test func resolveAllReturnsNothingWhenNothingIsRegistered() throws {
+        let container = Container(name: "root")
+        #expect(try container.resolveAll(NamedPlugin.self).isEmpty)
+    }
+
+    @Test func resolveAllIncludesForwardedRegistrations() throws {
+        let container = Container(name: "root")
+        container.register(NamedPlugin.self, tag: "search", lifetime: .singleton) { _ in NamedPlugin("search") }
+            .implements((any Plugin).self, tag: "search")
+        container.register(NamedPlugin.self, tag: "share", lifetime: .singleton) { _ in NamedPlugin("share") }
+            .implements((any Plugin).self, tag: "share")
+        let plugins = try container.resolveAll((any Plugin).self)
+        #expect(plugins.map(\.name) == ["search", "share"])
+        #expect(try plugins.first === container.resolve(NamedPlugin.self, tag: "search"))
+    }
+
+    @Test func resolveAllRunsAsOneTopLevelResolve() throws {
+        let container = Container(name: "root")
+        container.register(Shared.self) { _ in Shared() }
+        container.register(NamedPlugin.self, tag: "a") { r in NamedPlugin("a", shared: try r.resolve()) }
+        container.register(NamedPlugin.self, tag: "b") { r in NamedPlugin("b", shared: try r.resolve()) }
+        let plugins = try container.resolveAll(NamedPlugin.self)
+        #expect(plugins.count == 2)
+        #expect(plugins[0].shared != nil)
+        #expect(plugins[0].shared === plugins[1].shared)
+    }
+
+    @Test func resolveAllThrowsWhenOneRegistrationFails() throws {
+        let container = Container(name: "root")
+        container.register(NamedPlugin.self, tag: "good") { _ in NamedPlugin("good") }
+        container.register(NamedPlugin.self, tag: "bad") { _ in throw Boom("bad plugin") }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolveAll(NamedPlugin.self) }
+        #expect(error.kind.underlyingError as? Boom == Boom("bad plugin"))
+        #expect(error.key == ServiceKey(typeName: "NamedPlugin", tag: "bad"))
+    }
+
+    @Test func resolveAllThroughAResolverStartsFromTheResolversContainer() throws {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        root.register(NamedPlugin.self, tag: "root") { _ in NamedPlugin("root") }
+        feature.register(NamedPlugin.self, tag: "feature") { _ in NamedPlugin("feature") }
+        root.register([String].self) { r in try r.resolveAll(NamedPlugin.self).map(\.name) }
+        #expect(try feature.resolve([String].self) == ["feature", "root"])
+        #expect(try root.resolve([String].self) == ["root"])
+    }
+
+    // MARK: Optionals
+
+    @Test func anOptionalPropertyIsInjectedInOnResolved() throws {
+        let container = Container(name: "root")
+        container.register(Dependency.self, lifetime: .singleton) { _ in Dependency() }
+        container.register(Owner.self) { _ in Owner() }.onResolved { r, owner in owner.dependency = try r.resolve() }
+        let owner = try container.resolve(Owner.self)
+        #expect(owner.dependency != nil)
+        #expect(try owner.dependency === container.resolve(Dependency.self))
+    }
+
+    @Test func resolvingAnOptionalThrowsExactlyAsResolvingTheWrappedType() throws {
+        let container = Container(name: "root")
+        container.register(Dependency.self, tag: "tagged") { _ in Dependency() }
+        let plain = try #require(throws: ResolutionError.self) { _ = try container.resolve(Dependency.self) }
+        let optional = try #require(throws: ResolutionError.self) { _ = try container.resolve(Dependency?.self) }
+        #expect(optional.kind.caseName == plain.kind.caseName)
+        #expect(optional.key == plain.key)
+        #expect(optional.searched == plain.searched)
+    }
+
+    @Test func anOptionalPropertyWhoseTypeIsMissingFailsTheResolve() throws {
+        let container = Container(name: "root")
+        container.register(Owner.self) { _ in Owner() }.onResolved { r, owner in owner.dependency = try r.resolve() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Owner.self) }
+        #expect(error.kind.caseName == "notRegistered")
+        #expect(error.key.typeName == "Dependency")
+    }
+
+    @Test func aRegistrationForTheOptionalItselfWins() throws {
+        let container = Container(name: "root")
+        container.register(Dependency.self) { _ in Dependency() }
+        container.register(Dependency?.self) { _ in nil }
+        #expect(try container.resolve(Dependency?.self) == nil)
+    }
+
+    @Test func anOptionalWithATagResolvesTheTaggedWrappedKey() throws {
+        let container = Container(name: "root")
+        container.register(Dependency.self, tag: "x", lifetime: .singleton) { _ in Dependency() }
+        let optional = try container.resolve(Dependency?.self, tag: "x")
+        #expect(try optional === container.resolve(Dependency.self, tag: "x"))
+    }
+
+    // MARK: Resolving from inside a factory
+
+    @Test func containerResolveInsideAFactoryJoinsTheResolveForCycleDetection() throws {
+        let container = Container(name: "root")
+        container.register(A.self) { [unowned container] _ in _ = try container.resolve(B.self); return A() }
+        container.register(B.self) { [unowned container] _ in _ = try container.resolve(A.self); return B() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
+        #expect(error.kind.caseName == "circularDependency")
+        #expect(error.pathDescriptions == ["A", "B", "A"])
+    }
+
+    @Test func containerResolveInsideAFactorySharesGraphInstances() throws {
+        let container = Container(name: "root")
+        container.register(Shared.self) { _ in Shared() }
+        container.register(Pair.self) { [unowned container] r in
+            Pair(first: try r.resolve(), second: try container.resolve())
+        }
+        let pair = try container.resolve(Pair.self)
+        #expect(pair.first === pair.second)
+    }
+
+    @Test func containerResolveInsideAFactoryDefersOnResolvedToTheEndOfTheTopLevelResolve() throws {
+        let container = Container(name: "root")
+        let seenInFactory = Guarded<Bool?>(nil)
+        container.register(Dependency.self, lifetime: .singleton) { _ in Dependency() }
+        container.register(Owner.self) { _ in Owner() }.onResolved { r, owner in owner.dependency = try r.resolve() }
+        container.register(A.self) { [unowned container] _ in
+            let owner = try container.resolve(Owner.self)
+            seenInFactory.withLock { $0 = owner.dependency != nil }
+            return A()
+        }
+        _ = try container.resolve(A.self)
+        #expect(seenInFactory.withLock { $0 } == false)
+    }
+
+    @Test func containerResolveInsideAFactoryStartsItsLookupFromThatContainer() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(String.self) { _ in "root" }
+        child.register(String.self) { _ in "child" }
+        root.register([String].self) { [unowned child] r in [try r.resolve(), try child.resolve()] }
+        #expect(try root.resolve([String].self) == ["root", "child"])
+    }
+
+    @Test func aResolversContainerIsTheOwnerForSingletonsAndTheStartForOtherLifetimes() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        let seen = EventLog()
+        for lifetime in [Lifetime.singleton, .weakSingleton, .eagerSingleton, .unique, .graph, .perContainer] {
+            root.register(Shared.self, tag: ServiceTag("\(lifetime)"), lifetime: lifetime) { r in
+                seen.record("\(lifetime):\(r.container.name)")
+                return Shared()
+            }
+        }
+        for lifetime in [Lifetime.singleton, .weakSingleton, .eagerSingleton, .unique, .graph, .perContainer] {
+            _ = try child.resolve(Shared.self, tag: ServiceTag("\(lifetime)"))
+        }
+        #expect(
+            seen.events == [
+                "singleton:root", "weakSingleton:root", "eagerSingleton:root",
+                "unique:child", "graph:child", "perContainer:child",
+            ])
+    }
+}
