@@ -121,19 +121,6 @@ func onAnotherThread<R: Sendable>(
     return outcome.withLock { $0 }
 }
 
-/// Runs weak-reference expectations that the core currently fails: a finished top-level resolve
-/// that built a cached instance is never freed (its `ResolutionContext` and `ResolutionGroup`
-/// retain each other), and it keeps its override scope, and so the scope's instances, alive.
-/// Reported to the lead; once the core breaks that cycle, these expectations pass and this
-/// wrapper reports "known issue was not recorded": then replace it with a plain call of `body`.
-func expectReleasedOnceTheCoreStopsLeakingContexts(
-    sourceLocation: SourceLocation = #_sourceLocation, _ body: () -> Void
-) {
-    withKnownIssue("core leak: ResolutionContext <-> ResolutionGroup retain cycle", sourceLocation: sourceLocation) {
-        body()
-    }
-}
-
 /// Main-actor state, like a view model's.
 @MainActor final class Screen {
     var title = ""

@@ -210,14 +210,12 @@ import Testing
         }
 
         #expect(weakSingleton == nil)
-        expectReleasedOnceTheCoreStopsLeakingContexts {
-            #expect(singleton == nil)
-            #expect(eager == nil)
-            #expect(perContainer == nil)
-            #expect(perChild == nil)
-            #expect(fake == nil)
-            #expect(profile == nil)
-        }
+        #expect(singleton == nil)
+        #expect(eager == nil)
+        #expect(perContainer == nil)
+        #expect(perChild == nil)
+        #expect(fake == nil)
+        #expect(profile == nil)
     }
 
     @Test func nothingBuiltInAnAsyncScopeOutlivesIt() async throws {
@@ -230,10 +228,8 @@ import Testing
             profile = built
             fake = built.api as? FakeAPI
         }
-        expectReleasedOnceTheCoreStopsLeakingContexts {
-            #expect(profile == nil)
-            #expect(fake == nil)
-        }
+        #expect(profile == nil)
+        #expect(fake == nil)
     }
 
     @Test func overridesAreVisibleToResolveAllAndOptionalResolves() throws {

@@ -17,7 +17,7 @@ private protocol TGreeter: Sendable {}
 private final class TGreeterImpl: TGreeter {}
 
 /// Collects events from any thread.
-private final class EventLog: @unchecked Sendable {
+private final class TraceEventLog: @unchecked Sendable {
     // @unchecked: `events` is only touched with `lock` held.
     private let lock = NSLock()
     private var events: [ResolutionTrace.Event] = []
@@ -101,8 +101,8 @@ private final class EventLog: @unchecked Sendable {
 
     @Test func nestedTracesBothHearEveryEvent() throws {
         let tree = appTree()
-        let outer = EventLog()
-        let inner = EventLog()
+        let outer = TraceEventLog()
+        let inner = TraceEventLog()
         try Container.withTrace({ outer.append($0) }) {
             _ = try tree.app.resolve(TLogger.self)
             try Container.withTrace({ inner.append($0) }) {
@@ -122,7 +122,7 @@ private final class EventLog: @unchecked Sendable {
 
     @Test func tracesAsyncOperationsAndTheirChildTasks() async throws {
         let tree = appTree()
-        let log = EventLog()
+        let log = TraceEventLog()
         try await Container.withTrace({ log.append($0) }) {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { _ = try tree.feature.resolve(TScreen.self) }
@@ -134,7 +134,7 @@ private final class EventLog: @unchecked Sendable {
 
     @Test func resolvesOutsideATraceAreNotReported() throws {
         let tree = appTree()
-        let log = EventLog()
+        let log = TraceEventLog()
         try Container.withTrace({ log.append($0) }) { _ = try tree.app.resolve(TLogger.self) }
         _ = try tree.app.resolve(TDatabase.self)
         #expect(log.all.map(\.key.description) == ["TLogger"])

@@ -32,7 +32,7 @@ private struct VBrokenFactory: Error, CustomStringConvertible {
 }
 
 /// Counts factory runs, from any thread.
-private final class RunCounter: @unchecked Sendable {
+private final class ValidationRunCounter: @unchecked Sendable {
     // @unchecked: `counts` is only touched with `lock` held.
     private let lock = NSLock()
     private var counts: [String: Int] = [:]
@@ -176,7 +176,7 @@ private final class RunCounter: @unchecked Sendable {
     }
 
     @Test func leavesEveryCacheUntouched() throws {
-        let runs = RunCounter()
+        let runs = ValidationRunCounter()
         let app = Container(name: "app")
         app.register(VLogger.self, lifetime: .singleton) { _ in runs.tick("logger"); return VLogger() }
         app.register(VClock.self, lifetime: .singleton) { _ in runs.tick("clock"); return VClock() }
@@ -212,7 +212,7 @@ private final class RunCounter: @unchecked Sendable {
     }
 
     @Test func sampleArgumentsLetRegistrationsWithRuntimeArgumentsBeChecked() {
-        let seen = RunCounter()
+        let seen = ValidationRunCounter()
         let app = Container(name: "app")
         app.register(VReceipt.self) { (r, number: Int, note: String) in
             seen.tick("\(number)-\(note)")
@@ -234,7 +234,7 @@ private final class RunCounter: @unchecked Sendable {
     }
 
     @Test func validatingInsideAFactoryDoesNotJoinItsResolve() throws {
-        let runs = RunCounter()
+        let runs = ValidationRunCounter()
         let app = Container(name: "app")
         let feature = app.makeChild(name: "feature")
         app.register(VClock.self, lifetime: .singleton) { _ in runs.tick("clock"); return VClock() }
