@@ -1,0 +1,79 @@
+import Foundation
+
+/// Helpers shared by the reliability suites (stress, fault injection, lookup model, leaks,
+/// misuse): a deterministic random generator, a locked box, and threads run under a watchdog.
+/// Kept in one namespace so that they cannot clash with helpers of other suites.
+enum Reliability {
+    /// SplitMix64: a tiny deterministic generator, so that every randomized test replays
+    /// exactly from its seed on every platform (the standard library's generator is not seedable).
+    struct SplitMix64: RandomNumberGenerator {
+        private var state: UInt64
+
+        init(seed: UInt64) { state = seed }
+
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+
+        /// A value in `0..<bound`.
+        mutating func below(_ bound: Int) -> Int { Int.random(in: 0..<bound, using: &self) }
+
+        /// True with probability `percent` / 100.
+        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    }
+
+    /// A value behind a lock, reachable only through `withLock`.
+    final class Box<Value>: @unchecked Sendable {
+        // @unchecked: `value` is only read or written inside `withLock`, under `lock`.
+        private let lock = NSLock()
+        private var value: Value
+
+        init(_ value: Value) { self.value = value }
+
+        func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+            lock.lock()
+            defer { lock.unlock() }
+            return try body(&value)
+        }
+
+        var current: Value { withLock { $0 } }
+    }
+
+    /// Runs `body(index)` on `count` new threads (8 MiB stacks) and waits for all of them at
+    /// most `timeout`. Returns false when the deadline passed with threads still running: the
+    /// caller records the hang as a test failure instead of hanging the test run. The threads
+    /// of a hung run are left behind; the process exits without them.
+    static func runThreads(
+        _ count: Int, timeout: Duration, _ body: @escaping @Sendable (Int) -> Void
+    ) -> Bool {
+        let finished = DispatchSemaphore(value: 0)
+        for index in 0..<count {
+            let thread = Thread {
+                body(index)
+                finished.signal()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.nanoseconds))
+        for _ in 0..<count where finished.wait(timeout: deadline) == .timedOut { return false }
+        return true
+    }
+
+    /// Runs `body` on a new thread and waits at most `timeout`; false when it did not finish.
+    static func runBounded(timeout: Duration, _ body: @escaping @Sendable () -> Void) -> Bool {
+        runThreads(1, timeout: timeout) { _ in body() }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds.
+    fileprivate var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
