@@ -43,6 +43,30 @@ enum Reliability {
         var current: Value { withLock { $0 } }
     }
 
+    /// Holds threads until `count` of them have arrived, so that they start their work together.
+    final class Barrier: @unchecked Sendable {
+        // @unchecked: `arrived` is only read or written with `condition` locked.
+        private let condition = NSCondition()
+        private let count: Int
+        private var arrived = 0
+
+        init(count: Int) { self.count = count }
+
+        /// Waits until every thread has arrived, at most `timeout`; false when it timed out.
+        @discardableResult
+        func arriveAndWait(timeout: TimeInterval = 30) -> Bool {
+            condition.lock()
+            defer { condition.unlock() }
+            arrived += 1
+            condition.broadcast()
+            let deadline = Date(timeIntervalSinceNow: timeout)
+            while arrived < count {
+                if !condition.wait(until: deadline) { return false }
+            }
+            return true
+        }
+    }
+
     /// Runs `body(index)` on `count` new threads (8 MiB stacks) and waits for all of them at
     /// most `timeout`. Returns false when the deadline passed with threads still running: the
     /// caller records the hang as a test failure instead of hanging the test run. The threads
