@@ -88,9 +88,17 @@ enum Reliability {
         return true
     }
 
-    /// Runs `body` on a new thread and waits at most `timeout`; false when it did not finish.
-    static func runBounded(timeout: Duration, _ body: @escaping @Sendable () -> Void) -> Bool {
-        runThreads(1, timeout: timeout) { _ in body() }
+    /// Runs `body` on a new thread and waits at most `timeout` for its result; `nil` when it
+    /// did not finish (a hang). The caller checks the result on the test's own thread.
+    static func withWatchdog<T: Sendable>(
+        timeout: Duration = .seconds(30), _ body: @escaping @Sendable () throws -> T
+    ) -> Result<T, any Error>? {
+        let result = Box<Result<T, any Error>?>(nil)
+        let finished = runThreads(1, timeout: timeout) { _ in
+            let outcome = Result { try body() }
+            result.withLock { $0 = outcome }
+        }
+        return finished ? result.current : nil
     }
 }
 
@@ -99,5 +107,37 @@ extension Duration {
     fileprivate var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+// MARK: - Background work with a bounded wait
+
+extension Reliability {
+    /// Work started on its own thread now, whose result is collected later with a bounded wait.
+    final class Pending<T: Sendable>: @unchecked Sendable {
+        // @unchecked: `result` is written once by the worker before `done` is signalled, and
+        // read only after `done` was received.
+        private let done = DispatchSemaphore(value: 0)
+        private var result: Result<T, any Error>?
+
+        init(_ body: @escaping @Sendable () throws -> T) {
+            let thread = Thread { [self] in
+                result = Result { try body() }
+                done.signal()
+            }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+
+        /// The result, or `nil` when the work did not finish within `timeout`.
+        func wait(timeout: TimeInterval = 30) throws -> T? {
+            guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+            return try result?.get()
+        }
+    }
+
+    /// Starts `body` on a new thread; `wait()` collects its result with a watchdog.
+    static func withWatchdogAsync<T: Sendable>(_ body: @escaping @Sendable () throws -> T) -> Pending<T> {
+        Pending(body)
     }
 }
