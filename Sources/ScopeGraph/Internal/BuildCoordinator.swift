@@ -39,7 +39,11 @@ final class BuildCoordinator: Sendable {
                 merge(cycle + [context])
                 lock.broadcast()
                 if case .built(let value) = slot.phase { return value }
-                throw crossThreadCycleError(context, key: key, owner: owner)
+                // A constructor cycle across threads: the whole group fails now, so that the
+                // other members stop waiting instead of retrying the slots this one gives up.
+                let error = crossThreadCycleError(context, key: key, owner: owner)
+                if context.group.error == nil { context.group.error = error }
+                throw error
             }
             context.waitingOn = owner
             context.waitPath = context.stack.map(\.key) + [key]

@@ -1,0 +1,317 @@
+import Foundation
+import Testing
+
+@testable import ScopeGraph
+
+/// The contract's "Concurrency guarantees", each made deterministic: rendezvous instead of
+/// sleeps wherever an interleaving must happen, and a watchdog on every multi-thread run.
+@Suite struct ConcurrencyTests {
+    final class Slow: @unchecked Sendable {}
+    final class Cached: @unchecked Sendable {}
+    final class UsesCached: @unchecked Sendable {
+        let cached: Cached
+        init(cached: Cached) { self.cached = cached }
+    }
+    final class Left: @unchecked Sendable {
+        var right: Right?
+        init(right: Right? = nil) { self.right = right }
+    }
+    final class Right: @unchecked Sendable {
+        var left: Left?
+        init(left: Left? = nil) { self.left = left }
+    }
+    final class Flagged: @unchecked Sendable {
+        private let lock = NSLock()
+        private var _ready = false
+        var ready: Bool {
+            get { lock.lock(); defer { lock.unlock() }; return _ready }
+            set { lock.lock(); _ready = newValue; lock.unlock() }
+        }
+    }
+
+    @Test func cachedFactoryRunsExactlyOnceUnderContention() {
+        for _ in 0..<20 {
+            let container = Container()
+            let runs = RunCounter()
+            container.register(Slow.self, lifetime: .singleton) { _ in
+                runs.increment()
+                Thread.sleep(forTimeInterval: 0.002)
+                return Slow()
+            }
+            let seen = SharedBox<[ObjectIdentifier]>([])
+            runOnThreads(8) { _ in
+                guard let slow = try? container.resolve(Slow.self) else { return }
+                seen.withLock { $0.append(ObjectIdentifier(slow)) }
+            }
+            #expect(runs.value == 1)
+            #expect(seen.current.count == 8)
+            #expect(Set(seen.current).count == 1)
+        }
+    }
+
+    @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton, .perContainer])
+    func everyCachedLifetimeBuildsOncePerSlot(lifetime: Lifetime) {
+        let container = Container()
+        let runs = RunCounter()
+        container.register(Slow.self, lifetime: lifetime) { _ in
+            runs.increment()
+            Thread.sleep(forTimeInterval: 0.002)
+            return Slow()
+        }
+        let seen = SharedBox<[Slow]>([])
+        runOnThreads(8) { _ in
+            if let slow = try? container.resolve(Slow.self) { seen.withLock { $0.append(slow) } }
+        }
+        #expect(runs.value == 1)
+        #expect(Set(seen.current.map(ObjectIdentifier.init)).count == 1)
+    }
+
+    @Test func readingACachedInstanceNeverWaitsForAnotherThreadsFactory() {
+        let container = Container()
+        let release = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        container.register(Slow.self, lifetime: .singleton) { _ in
+            started.signal()
+            _ = release.wait(timeout: .now() + 10)
+            return Slow()
+        }
+        container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
+        container.register(UsesCached.self, lifetime: .unique) { r in UsesCached(cached: try r.resolve()) }
+        let cached = try? container.resolve(Cached.self)
+
+        let builder = Thread { _ = try? container.resolve(Slow.self) }
+        builder.start()
+        #expect(started.wait(timeout: .now() + 5) == .success)
+        // While the slow factory is blocked, cached reads and uncached graphs over cached
+        // dependencies complete on another thread.
+        let results = SharedBox<[ObjectIdentifier]>([])
+        let finished = runOnThreads(1, timeout: 5) { _ in
+            if let again = try? container.resolve(Cached.self), let user = try? container.resolve(UsesCached.self) {
+                results.withLock { $0 = [ObjectIdentifier(again), ObjectIdentifier(user.cached)] }
+            }
+        }
+        release.signal()
+        #expect(finished)
+        #expect(results.current == [ObjectIdentifier(cached!), ObjectIdentifier(cached!)])
+    }
+
+    @Test func independentSingletonsBuildInParallel() {
+        // Each factory waits until the other has started: with one construction lock for all
+        // singletons this would never finish, and the watchdog would fail the test.
+        let container = Container()
+        let meeting = Rendezvous()
+        let met = SharedBox<[Bool]>([])
+        container.register(Left.self, lifetime: .singleton) { _ in
+            let arrived = meeting.arriveFirst()
+            met.withLock { $0.append(arrived) }
+            return Left()
+        }
+        container.register(Right.self, lifetime: .singleton) { _ in
+            let arrived = meeting.arriveSecond()
+            met.withLock { $0.append(arrived) }
+            return Right()
+        }
+        runOnThreads(2) { index in
+            if index == 0 { _ = try? container.resolve(Left.self) } else { _ = try? container.resolve(Right.self) }
+        }
+        #expect(met.current == [true, true])
+    }
+
+    @Test func oppositeDirectionResolvesAcrossCollaboratorsDoNotDeadlock() {
+        for _ in 0..<50 {
+            let first = Container(name: "first")
+            let second = Container(name: "second")
+            first.collaborate(with: second)
+            second.collaborate(with: first)
+            first.register(Left.self, lifetime: .singleton) { _ in Left() }
+            second.register(Right.self, lifetime: .singleton) { _ in Right() }
+            // Each side's service needs the other side's singleton.
+            first.register(Cached.self, lifetime: .singleton) { r in _ = try r.resolve(Right.self); return Cached() }
+            second.register(Slow.self, lifetime: .singleton) { r in _ = try r.resolve(Left.self); return Slow() }
+            let failures = RunCounter()
+            runOnThreads(4) { index in
+                do {
+                    if index % 2 == 0 {
+                        _ = try first.resolve(Slow.self)
+                        _ = try first.resolve(Cached.self)
+                    } else {
+                        _ = try second.resolve(Cached.self)
+                        _ = try second.resolve(Slow.self)
+                    }
+                } catch { failures.increment() }
+            }
+            #expect(failures.value == 0)
+        }
+    }
+
+    @Test func factoryThatWaitsForAResolveOnAnotherThreadCompletes() throws {
+        let container = Container()
+        container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
+        container.register(Slow.self, lifetime: .singleton) { _ in
+            let done = DispatchSemaphore(value: 0)
+            let box = SharedBox<Cached?>(nil)
+            Thread {
+                box.withLock { $0 = try? container.resolve(Cached.self) }
+                done.signal()
+            }.start()
+            _ = done.wait(timeout: .now() + 5)
+            // DispatchQueue.global().async runs elsewhere too.
+            let second = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                _ = try? container.resolve(Cached.self)
+                second.signal()
+            }
+            _ = second.wait(timeout: .now() + 5)
+            if box.current == nil { throw CancellationError() }
+            return Slow()
+        }
+        let finished = runOnThreads(1) { _ in _ = try? container.resolve(Slow.self) }
+        #expect(finished)
+        #expect(try container.resolveIfRegistered(Slow.self) != nil)
+    }
+
+    @Test func aResolveOnAnotherThreadIsNotACycle() throws {
+        // A's factory resolves B on another thread (a separate resolution) and waits for it;
+        // B needs nothing A is building, so no cycle error and no deadlock.
+        let container = Container()
+        container.register(Right.self, lifetime: .unique) { _ in Right() }
+        container.register(Left.self, lifetime: .singleton) { _ in
+            let done = DispatchSemaphore(value: 0)
+            let box = SharedBox<Right?>(nil)
+            Thread {
+                box.withLock { $0 = try? container.resolve(Right.self) }
+                done.signal()
+            }.start()
+            _ = done.wait(timeout: .now() + 5)
+            return Left(right: box.current)
+        }
+        let left = try container.resolve(Left.self)
+        #expect(left.right != nil)
+    }
+
+    @Test func twoThreadsAtBothEndsOfAPropertyCycleGetOneConsistentPair() throws {
+        for _ in 0..<20 {
+            let container = Container()
+            let meeting = Rendezvous()
+            let leftRuns = RunCounter()
+            let rightRuns = RunCounter()
+            container.register(Left.self, lifetime: .singleton) { _ in
+                leftRuns.increment()
+                _ = meeting.arriveFirst(timeout: 2)
+                return Left()
+            }.onResolved { r, left in left.right = try r.resolve() }
+            container.register(Right.self, lifetime: .singleton) { _ in
+                rightRuns.increment()
+                _ = meeting.arriveSecond(timeout: 2)
+                return Right()
+            }.onResolved { r, right in right.left = try r.resolve() }
+
+            let lefts = SharedBox<[Left]>([])
+            let rights = SharedBox<[Right]>([])
+            let errors = SharedBox<[String]>([])
+            runOnThreads(2) { index in
+                do {
+                    if index == 0 {
+                        let left = try container.resolve(Left.self)
+                        lefts.withLock { $0.append(left) }
+                    } else {
+                        let right = try container.resolve(Right.self)
+                        rights.withLock { $0.append(right) }
+                    }
+                } catch { errors.withLock { $0.append("\(error)") } }
+            }
+            #expect(errors.current.isEmpty)
+            #expect(leftRuns.value == 1)
+            #expect(rightRuns.value == 1)
+            guard let left = lefts.current.first, let right = rights.current.first else { continue }
+            #expect(left.right === right)
+            #expect(right.left === left)
+            #expect(try container.resolve(Left.self) === left)
+            #expect(try container.resolve(Right.self) === right)
+        }
+    }
+
+    @Test func twoThreadsAtBothEndsOfAConstructorCycleBothGetTheCycleError() {
+        for _ in 0..<20 {
+            let container = Container()
+            let meeting = Rendezvous()
+            let concurrentPhase = SharedBox(true)
+            container.register(Left.self, lifetime: .singleton) { r in
+                if concurrentPhase.current { _ = meeting.arriveFirst(timeout: 2) }
+                return Left(right: try r.resolve())
+            }
+            container.register(Right.self, lifetime: .singleton) { r in
+                if concurrentPhase.current { _ = meeting.arriveSecond(timeout: 2) }
+                return Right(left: try r.resolve())
+            }
+            let kinds = SharedBox<[String]>([])
+            runOnThreads(2) { index in
+                do {
+                    if index == 0 { _ = try container.resolve(Left.self) } else { _ = try container.resolve(Right.self) }
+                    kinds.withLock { $0.append("success") }
+                } catch let error as ResolutionError {
+                    kinds.withLock { $0.append("\(error.kind)") }
+                } catch { kinds.withLock { $0.append("other: \(error)") } }
+            }
+            #expect(kinds.current == ["circularDependency", "circularDependency"])
+            concurrentPhase.withLock { $0 = false }
+            // Nothing was cached: a single-thread resolve reports the cycle with its path.
+            do {
+                _ = try container.resolve(Left.self)
+                Issue.record("the cycle resolved")
+            } catch let error as ResolutionError {
+                #expect(error.path.map(\.typeName) == ["Left", "Right", "Left"])
+            } catch { Issue.record("unexpected \(error)") }
+        }
+    }
+
+    @Test func anInstanceIsPublishedOnlyAfterItsBlocksFinish() {
+        for _ in 0..<10 {
+            let container = Container()
+            let blockStarted = DispatchSemaphore(value: 0)
+            let finishBlock = DispatchSemaphore(value: 0)
+            container.register(Flagged.self, lifetime: .singleton) { _ in Flagged() }
+                .onResolved { _, flagged in
+                    blockStarted.signal()
+                    _ = finishBlock.wait(timeout: .now() + 5)
+                    flagged.ready = true
+                }
+            let readiness = SharedBox<[Bool]>([])
+            let builder = Thread {
+                if let flagged = try? container.resolve(Flagged.self) { readiness.withLock { $0.append(flagged.ready) } }
+            }
+            builder.start()
+            #expect(blockStarted.wait(timeout: .now() + 5) == .success)
+            let readerDone = DispatchSemaphore(value: 0)
+            Thread {
+                if let flagged = try? container.resolve(Flagged.self) { readiness.withLock { $0.append(flagged.ready) } }
+                readerDone.signal()
+            }.start()
+            finishBlock.signal()
+            #expect(readerDone.wait(timeout: .now() + 5) == .success)
+            // Both the builder and the concurrent reader see the instance only once it is ready.
+            let deadline = Date().addingTimeInterval(5)
+            while readiness.current.count < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
+            #expect(readiness.current == [true, true])
+        }
+    }
+
+    @Test func aFailedBuildIsRetriedByTheNextResolve() {
+        let container = Container()
+        let attempts = RunCounter()
+        struct Boom: Error {}
+        container.register(Slow.self, lifetime: .singleton) { _ in
+            attempts.increment()
+            if attempts.value == 1 { throw Boom() }
+            return Slow()
+        }
+        #expect(throws: ResolutionError.self) { try container.resolve(Slow.self) }
+        let seen = SharedBox<[ObjectIdentifier]>([])
+        runOnThreads(8) { _ in
+            if let slow = try? container.resolve(Slow.self) { seen.withLock { $0.append(ObjectIdentifier(slow)) } }
+        }
+        #expect(attempts.value == 2)
+        #expect(Set(seen.current).count == 1)
+        #expect(seen.current.count == 8)
+    }
+}
