@@ -11,7 +11,7 @@ private final class StressService: Sendable {
     let slot: String?
     let dependencies: [StressService]
     /// The identity of the peer set by `onResolved` (property-injection cycle of the base pair).
-    let peer = Reliability.Box<ObjectIdentifier?>(nil)
+    let peer = SharedBox<ObjectIdentifier?>(nil)
 
     init(label: String, slot: String?, dependencies: [StressService]) {
         self.label = label
@@ -33,27 +33,24 @@ private final class StressService: Sendable {
     static let churnTags = (0..<8).map { "churn\($0)" }
     static let lifetimes: [Lifetime] = [.singleton, .graph, .weakSingleton, .perContainer, .eagerSingleton, .unique]
 
-    static var duration: Duration {
-        let seconds = ProcessInfo.processInfo.environment["SCOPEGRAPH_STRESS_SECONDS"].flatMap(Double.init) ?? 2
-        return .milliseconds(Int(seconds * 1000))
+    /// How long the threads run: `SCOPEGRAPH_STRESS_SECONDS`, or 2 seconds.
+    static var seconds: Double {
+        ProcessInfo.processInfo.environment["SCOPEGRAPH_STRESS_SECONDS"].flatMap(Double.init) ?? 2
     }
 
     @Test func sixteenThreadsChurningFiftyLinkedContainersKeepEverySingletonUnique() throws {
         let world = StressWorld()
-        let duration = Self.duration
-        let stats = Reliability.Box(StressStats())
+        let duration = Duration.milliseconds(Int(Self.seconds * 1000))
+        let stats = SharedBox(StressStats())
         let clock = ContinuousClock()
         let started = clock.now
-        let finished = Reliability.runThreads(Self.threadCount, timeout: duration + .seconds(60)) { index in
+        let finished = runOnThreads(Self.threadCount, timeout: Self.seconds + 60) { index in
             var worker = StressWorker(world: world, seed: UInt64(index) &* 0x9E37_79B9 &+ 17)
             worker.run(until: started + duration)
             stats.withLock { $0.merge(worker) }
         }
         let elapsed = clock.now - started
-        guard finished else {
-            Issue.record("Deadlock: stress threads still running \(elapsed) after start (watchdog)")
-            return
-        }
+        guard finished else { return }  // runOnThreads recorded the hang
         let result = stats.current
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(
@@ -81,6 +78,63 @@ private final class StressService: Sendable {
     }
 }
 
+// MARK: - Replays of an interleaving the stress and fault suites found
+
+/// An instance that counts how often its `onResolved` block ran.
+private final class Staged: Sendable {
+    let completions = SharedBox(0)
+    let dependencies: [Staged]
+    init(_ dependencies: [Staged] = []) { self.dependencies = dependencies }
+}
+
+extension StressTests {
+    /// Two threads take the slots of an acyclic graph in opposite orders: thread 1 resolves
+    /// `top` (graph), which builds singleton `a` (its block pending until `top` returns) and
+    /// then needs singleton `b`; thread 2 is inside `b`'s factory, which needs `a`. There is no
+    /// dependency cycle (top -> a, top -> b -> a), so the contract allows neither a cycle error
+    /// nor `b` seeing `a` before `a`'s `onResolved` block ran. `threadTwoAsksFirst` chooses
+    /// which thread reaches its second slot first: the core currently hands `b` a half-built
+    /// `a` in one order and throws `.circularDependency` on both threads in the other.
+    @Test(arguments: [true, false])
+    func twoThreadsTakingTwoSlotsInOppositeOrderGetCompleteInstancesAndNoCycleError(threadTwoAsksFirst: Bool) throws {
+        let container = Container(name: "root")
+        let aBuilt = DispatchSemaphore(value: 0)
+        let bStarted = DispatchSemaphore(value: 0)
+        let aSeenByB = SharedBox<Int?>(nil)
+        container.register(Staged.self, tag: "a", lifetime: .singleton) { _ in Staged() }
+            .onResolved { _, a in a.completions.withLock { $0 += 1 } }
+        container.register(Staged.self, tag: "b", lifetime: .singleton) { r in
+            bStarted.signal()
+            _ = aBuilt.wait(timeout: .now() + 10)
+            // Let thread 1 block on `b` first, unless thread 2 is to ask first.
+            if !threadTwoAsksFirst { Thread.sleep(forTimeInterval: 0.3) }
+            let a = try r.resolve(Staged.self, tag: "a")
+            aSeenByB.withLock { $0 = a.completions.current }
+            return Staged([a])
+        }
+        container.register(Staged.self, tag: "top") { r in
+            let a = try r.resolve(Staged.self, tag: "a")
+            _ = bStarted.wait(timeout: .now() + 10)
+            aBuilt.signal()
+            if threadTwoAsksFirst { Thread.sleep(forTimeInterval: 0.3) }
+            return Staged([a, try r.resolve(Staged.self, tag: "b")])
+        }
+        let threadTwo = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "b") }
+        _ = bStarted.wait(timeout: .now() + 10)
+        bStarted.signal()  // put back the signal `top` waits for
+        let threadOne = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "top") }
+        let top = threadOne.result()
+        let b = threadTwo.result()
+        guard let top, let b else {
+            Issue.record("deadlock: a resolve did not return within 30 s")
+            return
+        }
+        #expect(throws: Never.self, "thread 1 (top -> a, then b)") { _ = try top.get() }
+        #expect(throws: Never.self, "thread 2 (b -> a)") { _ = try b.get() }
+        #expect(aSeenByB.current == 1, "b's factory saw a before a's onResolved block ran")
+    }
+}
+
 // MARK: - The world: containers and stable registrations
 
 private final class StressWorld: Sendable {
@@ -89,9 +143,9 @@ private final class StressWorld: Sendable {
     let visible: [[String]]
     let invisible: [[String]]
     /// Factory runs per cached slot of the stable registrations (never removed or replaced).
-    let factoryRuns = Reliability.Box<[String: Int]>([:])
+    let factoryRuns = SharedBox<[String: Int]>([:])
     /// Keeps weak singletons alive, so that they too must be built exactly once.
-    let keeper = Reliability.Box<[StressService]>([])
+    let keeper = SharedBox<[StressService]>([])
 
     init() {
         var random = Reliability.SplitMix64(seed: 0x5EED_5EED)

@@ -1,8 +1,9 @@
 import Foundation
 
 /// Helpers shared by the reliability suites (stress, fault injection, lookup model, leaks,
-/// misuse): a deterministic random generator, a locked box, and threads run under a watchdog.
-/// Kept in one namespace so that they cannot clash with helpers of other suites.
+/// misuse), next to `ThreadHarness.swift`'s `runOnThreads` and `SharedBox`: a deterministic
+/// random generator, a barrier, and work on a thread collected under a watchdog. Kept in one
+/// namespace so that they cannot clash with helpers of other suites.
 enum Reliability {
     /// SplitMix64: a tiny deterministic generator, so that every randomized test replays
     /// exactly from its seed on every platform (the standard library's generator is not seedable).
@@ -24,23 +25,6 @@ enum Reliability {
 
         /// True with probability `percent` / 100.
         mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-    }
-
-    /// A value behind a lock, reachable only through `withLock`.
-    final class Box<Value>: @unchecked Sendable {
-        // @unchecked: `value` is only read or written inside `withLock`, under `lock`.
-        private let lock = NSLock()
-        private var value: Value
-
-        init(_ value: Value) { self.value = value }
-
-        func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-            lock.lock()
-            defer { lock.unlock() }
-            return try body(&value)
-        }
-
-        var current: Value { withLock { $0 } }
     }
 
     /// Holds threads until `count` of them have arrived, so that they start their work together.
@@ -67,50 +51,14 @@ enum Reliability {
         }
     }
 
-    /// Runs `body(index)` on `count` new threads (8 MiB stacks) and waits for all of them at
-    /// most `timeout`. Returns false when the deadline passed with threads still running: the
-    /// caller records the hang as a test failure instead of hanging the test run. The threads
-    /// of a hung run are left behind; the process exits without them.
-    static func runThreads(
-        _ count: Int, timeout: Duration, _ body: @escaping @Sendable (Int) -> Void
-    ) -> Bool {
-        let finished = DispatchSemaphore(value: 0)
-        for index in 0..<count {
-            let thread = Thread {
-                body(index)
-                finished.signal()
-            }
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
-        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.nanoseconds))
-        for _ in 0..<count where finished.wait(timeout: deadline) == .timedOut { return false }
-        return true
-    }
-
     /// Runs `body` on a new thread and waits at most `timeout` for its result; `nil` when it
     /// did not finish (a hang). The caller checks the result on the test's own thread.
     static func withWatchdog<T: Sendable>(
-        timeout: Duration = .seconds(30), _ body: @escaping @Sendable () throws -> T
+        timeout: TimeInterval = 30, _ body: @escaping @Sendable () throws -> T
     ) -> Result<T, any Error>? {
-        let result = Box<Result<T, any Error>?>(nil)
-        let finished = runThreads(1, timeout: timeout) { _ in
-            let outcome = Result { try body() }
-            result.withLock { $0 = outcome }
-        }
-        return finished ? result.current : nil
+        Pending(body).result(timeout: timeout)
     }
 }
-
-extension Duration {
-    /// The duration in whole nanoseconds.
-    fileprivate var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}
-
-// MARK: - Background work with a bounded wait
 
 extension Reliability {
     /// Work started on its own thread now, whose result is collected later with a bounded wait.
@@ -129,11 +77,15 @@ extension Reliability {
             thread.start()
         }
 
-        /// The result, or `nil` when the work did not finish within `timeout`.
-        func wait(timeout: TimeInterval = 30) throws -> T? {
+        /// The result, or `nil` when the work did not finish within `timeout` seconds.
+        func result(timeout: TimeInterval = 30) -> Result<T, any Error>? {
             guard done.wait(timeout: .now() + timeout) == .success else { return nil }
-            return try result?.get()
+            return result
         }
+
+        /// The value, or `nil` when the work did not finish within `timeout` seconds.
+        /// - Throws: What the work threw.
+        func wait(timeout: TimeInterval = 30) throws -> T? { try result(timeout: timeout)?.get() }
     }
 
     /// Starts `body` on a new thread; `wait()` collects its result with a watchdog.
