@@ -41,17 +41,18 @@ private final class StressService: Sendable {
     @Test func sixteenThreadsChurningFiftyLinkedContainersKeepEverySingletonUnique() throws {
         let world = StressWorld()
         let duration = Duration.milliseconds(Int(Self.seconds * 1000))
-        let stats = SharedBox(StressStats())
+        let collected = SharedBox(StressStats())
         let clock = ContinuousClock()
         let started = clock.now
         let finished = runOnThreads(Self.threadCount, timeout: Self.seconds + 60) { index in
             var worker = StressWorker(world: world, seed: UInt64(index) &* 0x9E37_79B9 &+ 17)
             worker.run(until: started + duration)
-            stats.withLock { $0.merge(worker) }
+            collected.withLock { $0.merge(worker.tally) }
         }
         let elapsed = clock.now - started
         guard finished else { return }  // runOnThreads recorded the hang
-        let result = stats.current
+        let stats = collected.current
+        let result = stats.total
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         print(
             "StressTests: \(Self.threadCount) threads, \(Self.containerCount) containers, \(result.operations) operations"
@@ -64,7 +65,7 @@ private final class StressService: Sendable {
             Issue.record(Comment(rawValue: failure.split(separator: "\n").prefix(4).joined(separator: "\n")))
         }
         #expect(result.failures.count == 0, "failures found by the stress threads")
-        #expect(result.conflicts.isEmpty, "threads saw different instances for one slot: \(result.conflicts.prefix(5))")
+        #expect(stats.conflicts.isEmpty, "threads saw different instances for one slot: \(stats.conflicts.prefix(5))")
         let rebuilt = world.factoryRuns.current.filter { $0.value != 1 }
         #expect(rebuilt.isEmpty, "cached slots whose factory ran more than once: \(rebuilt.sorted { $0.key < $1.key }.prefix(10))")
         #expect(result.resolves > Self.threadCount * 10, "the threads did almost nothing: \(result.resolves) resolves")
@@ -241,25 +242,31 @@ private final class StressWorld: Sendable {
 
 // MARK: - One thread's work
 
-private struct StressStats {
+/// What one thread did and found.
+private struct StressTally {
     var operations = 0
     var resolves = 0
     var mutations = 0
     var bootstraps = 0
     var failures: [String] = []
-    /// Slot to the identity of its instance, across all threads.
+    /// Slot to the identity of its instance.
     var identities: [String: ObjectIdentifier] = [:]
+}
+
+/// The tallies of all threads, and the slots for which two threads saw different instances.
+private struct StressStats {
+    var total = StressTally()
     var conflicts: [String] = []
 
-    mutating func merge(_ worker: StressWorker) {
-        operations += worker.operations
-        resolves += worker.resolves
-        mutations += worker.mutations
-        bootstraps += worker.bootstraps
-        failures += worker.failures
-        for (slot, identity) in worker.identities {
-            if let known = identities[slot], known != identity { conflicts.append(slot) }
-            identities[slot] = identity
+    mutating func merge(_ tally: StressTally) {
+        total.operations += tally.operations
+        total.resolves += tally.resolves
+        total.mutations += tally.mutations
+        total.bootstraps += tally.bootstraps
+        total.failures += tally.failures
+        for (slot, identity) in tally.identities {
+            if let known = total.identities[slot], known != identity { conflicts.append(slot) }
+            total.identities[slot] = identity
         }
     }
 }
@@ -267,12 +274,7 @@ private struct StressStats {
 private struct StressWorker {
     let world: StressWorld
     var random: Reliability.SplitMix64
-    var operations = 0
-    var resolves = 0
-    var mutations = 0
-    var bootstraps = 0
-    var failures: [String] = []
-    var identities: [String: ObjectIdentifier] = [:]
+    var tally = StressTally()
     /// Churn registrations this thread made, with their container.
     var churn: [(container: Container, registration: Registration<StressService>)] = []
 
@@ -289,7 +291,7 @@ private struct StressWorker {
     }
 
     mutating func operate() {
-        operations += 1
+        tally.operations += 1
         let start = random.below(world.containers.count)
         let container = world.containers[start]
         switch random.below(1000) {
@@ -306,38 +308,38 @@ private struct StressWorker {
         case 840..<978:
             resolveChurn(from: container)
         case 978..<998:
-            resolves += 1
+            tally.resolves += 1
             do {
                 for service in try container.resolveAll(StressService.self) { check(service, label: nil) }
             } catch {
-                failures.append("resolveAll from \(container.name) threw: \(error)")
+                tally.failures.append("resolveAll from \(container.name) threw: \(error)")
             }
         default:
-            bootstraps += 1
-            do { try world.containers[0].bootstrap() } catch { failures.append("bootstrap threw: \(error)") }
+            tally.bootstraps += 1
+            do { try world.containers[0].bootstrap() } catch { tally.failures.append("bootstrap threw: \(error)") }
         }
     }
 
     mutating func resolveStable(_ tag: String, from container: Container, mustSucceed: Bool) {
-        resolves += 1
+        tally.resolves += 1
         do {
             let service = try container.resolve(StressService.self, tag: ServiceTag(tag))
             if mustSucceed {
                 check(service, label: tag)
             } else {
-                failures.append("\(tag) resolved from \(container.name), which cannot see it")
+                tally.failures.append("\(tag) resolved from \(container.name), which cannot see it")
             }
         } catch let error as ResolutionError {
             if mustSucceed || !isNotRegistered(error) {
-                failures.append("\(tag) from \(container.name) threw:\n\(error)")
+                tally.failures.append("\(tag) from \(container.name) threw:\n\(error)")
             }
         } catch {
-            failures.append("\(tag) from \(container.name) threw a non-ResolutionError: \(error)")
+            tally.failures.append("\(tag) from \(container.name) threw a non-ResolutionError: \(error)")
         }
     }
 
     mutating func registerChurn(in container: Container) {
-        mutations += 1
+        tally.mutations += 1
         let tag = StressTests.churnTags[random.below(StressTests.churnTags.count)]
         let lifetime = StressTests.lifetimes[random.below(StressTests.lifetimes.count)]
         let base = "base\(random.below(4))"
@@ -349,21 +351,21 @@ private struct StressWorker {
     }
 
     mutating func removeChurn() {
-        mutations += 1
+        tally.mutations += 1
         guard !churn.isEmpty else { return }
         let (container, registration) = churn.remove(at: random.below(churn.count))
         container.remove(registration)
     }
 
     mutating func resolveChurn(from container: Container) {
-        resolves += 1
+        tally.resolves += 1
         let tag = StressTests.churnTags[random.below(StressTests.churnTags.count)]
         do {
             check(try container.resolve(StressService.self, tag: ServiceTag(tag)), label: tag)
         } catch let error as ResolutionError where isNotRegistered(error) {
             // Nothing registered for this churn tag on the walk right now: expected.
         } catch {
-            failures.append("churn \(tag) from \(container.name) threw:\n\(error)")
+            tally.failures.append("churn \(tag) from \(container.name) threw:\n\(error)")
         }
     }
 
@@ -376,14 +378,14 @@ private struct StressWorker {
     /// this thread saw before for its slot.
     mutating func check(_ service: StressService, label: String?) {
         if let label, service.label != label {
-            failures.append("asked for \(label), got an instance of \(service.label)")
+            tally.failures.append("asked for \(label), got an instance of \(service.label)")
         }
         if let slot = service.slot {
             let identity = ObjectIdentifier(service)
-            if let known = identities[slot], known != identity {
-                failures.append("two instances of slot \(slot) on one thread")
+            if let known = tally.identities[slot], known != identity {
+                tally.failures.append("two instances of slot \(slot) on one thread")
             }
-            identities[slot] = identity
+            tally.identities[slot] = identity
         }
         for dependency in service.dependencies { check(dependency, label: nil) }
     }
