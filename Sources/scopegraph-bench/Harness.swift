@@ -56,8 +56,9 @@ final class Harness {
     /// Nanoseconds per operation of each contender, in the order given.
     func measure(_ contenders: [Contender]) throws -> [Figure] {
         if options.callgrind {
-            // Profile mode: only ScopeGraph (always the first contender), a fixed count.
-            try contenders[0].batch(options.callgrindOperations)
+            // Profile mode: one contender (ScopeGraph unless told otherwise), a fixed count.
+            let chosen = contenders[min(options.callgrindContender, contenders.count - 1)]
+            try chosen.batch(options.callgrindOperations)
             return contenders.map { _ in Figure(samples: [0]) }
         }
         let counts = try contenders.map(calibrate)

@@ -8,6 +8,8 @@ struct Options {
     /// `valgrind --tool=callgrind`; no timing, no report.
     var callgrind = false
     var callgrindOperations = 100_000
+    /// Which contender `--callgrind` runs: 0 ScopeGraph, 1 direct, 2 naive (when the scenario has one).
+    var callgrindContender = 0
 
     /// Time each measurement is calibrated to, in nanoseconds.
     var measurementNanoseconds: Double { quick ? 2_000_000 : 20_000_000 }
@@ -25,7 +27,9 @@ struct Options {
           --filter LETTERS  run only these scenarios, e.g. --filter ACG; M is the memory
                             footprint (bytes per registration and per container)
           --callgrind [N]   run N ScopeGraph operations of the selected scenarios, untimed,
-                            for valgrind --tool=callgrind (default 100000)
+                            for valgrind --tool=callgrind (default 100000); G and J are skipped
+          --contender I     with --callgrind: run contender I instead (0 ScopeGraph, 1 direct,
+                            2 naive or the scenario's third contender)
         """
 
     init(arguments: [String]) throws(UsageError) {
@@ -43,6 +47,11 @@ struct Options {
                     callgrindOperations = count
                     remaining.removeFirst()
                 }
+            case "--contender":
+                guard let index = remaining.popFirst().flatMap({ Int($0) }), (0...2).contains(index) else {
+                    throw UsageError("--contender needs 0, 1 or 2")
+                }
+                callgrindContender = index
             case "--help", "-h":
                 throw UsageError(nil)
             default:

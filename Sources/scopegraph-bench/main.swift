@@ -13,6 +13,12 @@ do {
     exit(error.message == nil ? 0 : 2)
 }
 
+/// The 1, 5 and 15 minute load averages, to judge how noisy the machine was.
+func loadAverage() -> String? {
+    (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))
+        .map { $0.split(separator: " ").prefix(3).joined(separator: " ") }
+}
+
 func progress(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
 
 let harness = Harness(options: options)
@@ -25,7 +31,7 @@ let build = "release"
 print(
     "scopegraph-bench: \(mode), \(build) build, \(ProcessInfo.processInfo.activeProcessorCount) cores, "
         + "\(Int(options.measurementNanoseconds / 1e6)) ms per measurement, median of \(options.rounds) rounds, "
-        + "\(Date())")
+        + "\(Date())" + (loadAverage().map { ", load average \($0)" } ?? ""))
 
 var results: [ScenarioResult] = []
 do {
@@ -56,7 +62,7 @@ if options.includes("M") {
 print("")
 Report.printMachineLines(results)
 for line in machineLines { print(line) }
-print("checksum \(harness.sink.checksum)")
+print("checksum \(harness.sink.checksum)" + (loadAverage().map { ", load average at the end \($0)" } ?? ""))
 
 let failed = results.contains { !$0.failures.isEmpty }
 exit(failed ? 1 : 0)
