@@ -3,7 +3,9 @@ import ScopeGraphTesting
 /// Bytes of heap that registrations and containers keep, measured with glibc's allocator
 /// statistics over 10,000 of each.
 enum Footprint {
-    static let count = 10_000
+    /// Registrations and containers created for each figure.
+    static func count(quick: Bool) -> Int { quick ? 1_000 : 10_000 }
+    static let childCount = 1_000
 
     struct Figures {
         var uniqueRegistration: Double?
@@ -13,7 +15,7 @@ enum Footprint {
         var childContainer: Double?
     }
 
-    static func measure() -> Figures {
+    static func measure(count: Int) -> Figures {
         let tags = (0..<count).map { ServiceTag("r\($0)") }
         let names = (0..<count).map { "r\($0)" }
         var figures = Figures()
@@ -29,14 +31,18 @@ enum Footprint {
             naive.register((any Numbered).self, tag: names[index]) { NumberedService() }
         }
         figures.rootContainer = Memory.bytesPerObject(count: count) { _ in Container(name: "empty") }
+        // Children are counted over at most 1,000: the core's makeChild and child deinit are
+        // linear in the parent's live children, so 10,000 live children take seconds.
         let parent = Container(name: "parent")
-        figures.childContainer = Memory.bytesPerObject(count: count) { _ in parent.makeChild(name: "child") }
+        figures.childContainer = Memory.bytesPerObject(count: min(count, childCount)) { _ in
+            parent.makeChild(name: "child")
+        }
         return figures
     }
 
-    static func printFigures(_ figures: Figures) {
+    static func printFigures(_ figures: Figures, count: Int) {
         func show(_ value: Double?) -> String { value.map { Report.number($0) } ?? "unavailable (no mallinfo2)" }
-        print("memory (glibc heap in use, over \(count) of each, dictionary growth included):")
+        print("memory (glibc heap in use, over \(count) of each, \(min(count, childCount)) child containers, dictionary growth included):")
         print("  bytes per registration (.unique):    \(show(figures.uniqueRegistration))")
         print("  bytes per registration (.singleton): \(show(figures.singletonRegistration))")
         print("  bytes per naive-locator registration: \(show(figures.naiveRegistration))")

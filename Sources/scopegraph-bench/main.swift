@@ -54,9 +54,10 @@ Report.printTable(results)
 var machineLines: [String] = []
 if options.includes("M") {
     progress("measuring memory footprint…")
-    let footprint = Footprint.measure()
+    let count = Footprint.count(quick: options.quick)
+    let footprint = Footprint.measure(count: count)
     print("")
-    Footprint.printFigures(footprint)
+    Footprint.printFigures(footprint, count: count)
     machineLines.append(Footprint.machineLine(footprint))
 }
 print("")
