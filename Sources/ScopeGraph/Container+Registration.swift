@@ -75,7 +75,7 @@ extension Container: RegistrationStore {
             }
             return old
         }
-        release(replaced.map { [$0] } ?? [])
+        if let replaced { release([replaced]) } else { invalidateLookups() }
     }
 
     /// Removes a registration (its own key and the types it forwards) and releases the
@@ -119,21 +119,29 @@ extension Container: RegistrationStore {
     /// (descendants and containers collaborating with it, transitively), dropping their
     /// `perContainer` instances of `dropped` entries.
     func invalidateLookups(dropping dropped: Set<ObjectIdentifier> = []) {
-        var pending: [Container] = [self]
-        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
-        while let container = pending.popLast() {
+        // Allocates nothing for a container that no other container looks up through.
+        var pending: [Container] = []
+        var seen: Set<ObjectIdentifier> = []
+        var container = self
+        while true {
             // The old snapshot is released when this statement ends, after the lock.
             let (next, slots, _) = container.state.withLock { state -> ([Container], [AnySlot], MemoSnapshot?) in
-                state.pendingLookups = [:]
+                if !state.pendingLookups.isEmpty { state.pendingLookups = [:] }
                 state.memoCount = 0
                 let retired = container.swapMemo(0)
                 state.generation &+= 1
                 var slots: [AnySlot] = []
                 for id in dropped { if let slot = state.perContainer.removeValue(forKey: id) { slots.append(slot) } }
-                return ((state.children + state.dependents).compactMap(\.value), slots, retired)
+                let next =
+                    state.children.isEmpty && state.dependents.isEmpty
+                    ? [] : (state.children + state.dependents).compactMap(\.value)
+                return (next, slots, retired)
             }
             for slot in slots { slot.clear() }
+            if !next.isEmpty, seen.isEmpty { seen.insert(ObjectIdentifier(self)) }
             for other in next where seen.insert(ObjectIdentifier(other)).inserted { pending.append(other) }
+            guard let following = pending.popLast() else { return }
+            container = following
         }
     }
 

@@ -17,20 +17,24 @@ import Darwin
 /// ownership, waiting, groups) goes through `BuildCoordinator`.
 final class ResolutionContext: @unchecked Sendable {
     // @unchecked: the fields in the first group are touched only by the thread that owns the
-    // context; the fields in the second group only with `BuildCoordinator.shared.lock` held.
+    // context (or, while the owner waits for its group, by the thread running the group's
+    // blocks, with the coordinator lock ordering the hand-over); the fields in the second group
+    // only with `BuildCoordinator.shared.lock` held. The thread-confined fields skip dynamic
+    // exclusivity checks (`@exclusivity(unchecked)`): the context's own code never overlaps
+    // accesses to them, and they are on the path of every resolve.
 
     // Thread-confined.
-    private(set) var scope: ResolutionScope?
+    @exclusivity(unchecked) private(set) var scope: ResolutionScope?
     /// Where cached lifetimes are cached instead of the containers, when a scope isolates them.
-    private(set) var cacheScope: ResolutionScope?
-    var stack: [Frame] = []
-    private var graph: [Identity: Any] = [:]
-    private var pending: [Pending] = []
+    @exclusivity(unchecked) private(set) var cacheScope: ResolutionScope?
+    @exclusivity(unchecked) var stack: [Frame] = []
+    @exclusivity(unchecked) private var graph: [Identity: Any] = [:]
+    @exclusivity(unchecked) private var pending: [Pending] = []
     /// Set once this context has taken part in cross-thread coordination.
-    var usedCoordinator = false
+    @exclusivity(unchecked) var usedCoordinator = false
     /// The entry whose factory returned last, and at which depth, for observers.
-    private var lastConstructed: AnyEntry?
-    private var lastConstructedDepth = -1
+    @exclusivity(unchecked) private var lastConstructed: AnyEntry?
+    @exclusivity(unchecked) private var lastConstructedDepth = -1
 
     // Guarded by BuildCoordinator.shared.lock.
     var group: ResolutionGroup!
@@ -84,11 +88,10 @@ final class ResolutionContext: @unchecked Sendable {
     private func reset() {
         scope = nil
         cacheScope = nil
-        stack.removeAll(keepingCapacity: true)
+        if !stack.isEmpty { stack.removeAll(keepingCapacity: true) }
         if !graph.isEmpty { graph.removeAll(keepingCapacity: true) }
         if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
         lastConstructed = nil
-        lastConstructedDepth = -1
     }
 
     // MARK: Thread-local current context
@@ -260,7 +263,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// Pushes the frame of a new instance of `entry` and returns the resolver for its factory.
     /// Throws `.circularDependency` when the same uncached identity is already being built.
     func enterConstruction(_ entry: AnyEntry, key: Key, root: Container, identity: Identity?) throws -> Resolver {
-        if let identity, stack.contains(where: { $0.identity == identity }) {
+        if let identity, !stack.isEmpty, stack.contains(where: { $0.identity == identity }) {
             throw error(.circularDependency, key)
         }
         stack.append(Frame(key: key, entry: entry, identity: identity))
@@ -331,6 +334,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// Runs the `onResolved` blocks of new instances, oldest first, including those of
     /// instances that blocks themselves create.
     func runPendingBlocks() throws {
+        guard !pending.isEmpty else { return }
         var index = 0
         while index < pending.count {
             let item = pending[index]
