@@ -14,12 +14,12 @@
 /// A `Resolver` used on another thread than the one running the factory starts a separate
 /// resolution there, from the same container.
 public struct Resolver: Resolving, ResolutionEntryPoint {
-    let context: ResolutionContext
     /// The container this resolver starts its lookups from.
     public let container: Container
 
-    init(context: ResolutionContext, container: Container) {
-        self.context = context
+    /// The resolve in progress is found through the thread, not stored: a resolver used on
+    /// the factory's thread joins it, one used elsewhere starts its own.
+    init(container: Container) {
         self.container = container
     }
 

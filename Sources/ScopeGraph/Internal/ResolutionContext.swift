@@ -33,7 +33,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// Set once this context has taken part in cross-thread coordination.
     @exclusivity(unchecked) var usedCoordinator = false
     /// The entry whose factory returned last, and at which depth, for observers.
-    @exclusivity(unchecked) private var lastConstructed: AnyEntry?
+    @exclusivity(unchecked) private var lastConstructed: ObjectIdentifier?
     @exclusivity(unchecked) private var lastConstructedDepth = -1
 
     // Guarded by BuildCoordinator.shared.lock.
@@ -239,7 +239,7 @@ final class ResolutionContext: @unchecked Sendable {
         let started = clock.now
         lastConstructed = nil
         let value = try body()
-        let isNew = lastConstructed === entry && lastConstructedDepth == depth
+        let isNew = lastConstructed == ObjectIdentifier(entry) && lastConstructedDepth == depth
         observer.resolved(
             ResolutionEvent(
                 key: request.key, entry: entry, dependent: dependent, start: request.start, isNew: isNew,
@@ -267,14 +267,14 @@ final class ResolutionContext: @unchecked Sendable {
             throw error(.circularDependency, key)
         }
         stack.append(Frame(key: key, entry: entry, identity: identity))
-        return Resolver(context: self, container: root)
+        return Resolver(container: root)
     }
 
     /// Pops the frame after the factory returned: records the instance for observers and
     /// queues its `onResolved` blocks.
     func leaveConstruction(_ entry: AnyEntry, key: Key, resolver: Resolver, value: @autoclosure () -> Any) {
         stack.removeLast()
-        lastConstructed = entry
+        lastConstructed = ObjectIdentifier(entry)
         lastConstructedDepth = stack.count
         let blocks = entry.onResolvedBlocks
         if !blocks.isEmpty {

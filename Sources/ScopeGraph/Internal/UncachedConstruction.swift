@@ -6,8 +6,9 @@ struct UncachedConstruction {
     @usableFromInline let resolver: Resolver
     let context: ResolutionContext
     let identity: ResolutionContext.Identity
-    /// Set when this construction is a top-level resolve (and must end it).
-    let thread: ThreadState?
+    /// Set when this construction is a top-level resolve (and must end it). Unretained: a
+    /// thread's state lives as long as the thread.
+    let thread: Unmanaged<ThreadState>?
 }
 
 extension Container {
@@ -18,7 +19,8 @@ extension Container {
     @usableFromInline
     func beginUncachedConstruction(ofType type: ObjectIdentifier) -> UncachedConstruction? {
         guard !ScopeActivity.mayBeActive else { return nil }
-        let thread = ThreadState.current
+        let threadReference = ThreadState.currentUnmanaged
+        let thread = threadReference.takeUnretainedValue()
         guard let entry = Reclamation.read(thread, { memoizedUncachedEntry(ofType: type) }) else { return nil }
         let identity = ResolutionContext.Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
         if let running = thread.context?.takeUnretainedValue() {
@@ -31,7 +33,8 @@ extension Container {
         let context = ResolutionContext.startTopLevel(on: thread)
         // A top-level construction has an empty stack: no cycle is possible.
         let resolver = try! context.enterConstruction(entry, key: entry.key, root: self, identity: identity)
-        return UncachedConstruction(entry: entry, resolver: resolver, context: context, identity: identity, thread: thread)
+        return UncachedConstruction(
+            entry: entry, resolver: resolver, context: context, identity: identity, thread: threadReference)
     }
 
     /// Finishes a construction whose factory returned `value`.
@@ -40,7 +43,7 @@ extension Container {
         let context = construction.context
         context.leaveConstruction(construction.entry, key: construction.entry.key, resolver: construction.resolver, value: value)
         if construction.entry.lifetime == .graph { context.storeGraphInstance(construction.identity, value) }
-        if let thread = construction.thread { try context.endTopLevel(on: thread) }
+        if let thread = construction.thread { try context.endTopLevel(on: thread.takeUnretainedValue()) }
     }
 
     /// Fails a construction whose factory threw; returns the error to throw.
@@ -48,6 +51,6 @@ extension Container {
     func failUncachedConstruction(_ construction: UncachedConstruction, _ error: any Error) -> any Error {
         let failure = construction.context.failConstruction(construction.entry.key, error)
         guard let thread = construction.thread else { return failure }
-        return construction.context.endTopLevel(on: thread, failure: failure)
+        return construction.context.endTopLevel(on: thread.takeUnretainedValue(), failure: failure)
     }
 }
