@@ -10,12 +10,33 @@ extension Container: Resolving, ResolutionEntryPoint {
     /// - Throws: `ResolutionError` about the deepest failure, with its path.
     @inlinable
     public func resolve<T>(_ type: T.Type = T.self, tag: ServiceTag? = nil) throws -> T {
-        // The fast path, inlined into the caller and specialized for T: an instance already
-        // published for a memoized lookup. No lock, no allocation, no dynamic cast.
-        if tag == nil, let read = beginFastRead(ofType: ObjectIdentifier(T.self)) {
-            let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }
-            read.end()
-            if let cached { return cached }
+        try resolveRequest(type, tag: tag)
+    }
+
+    /// A request whose lookup starts here, from a top-level resolve or a factory's resolver.
+    ///
+    /// Inlined into the caller and specialized for `T`, so the common requests need no
+    /// generic machinery: an instance already published for a memoized lookup (no lock, no
+    /// allocation, no dynamic cast), and a new `unique` or `graph` instance of a memoized
+    /// registration (the factory called directly, with the same bookkeeping as every
+    /// construction). Everything else takes the general path.
+    @inlinable
+    func resolveRequest<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
+        if tag == nil {
+            if let read = beginFastRead(ofType: ObjectIdentifier(T.self)) {
+                let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }
+                read.end()
+                if let cached { return cached }
+            } else if let construction = beginUncachedConstruction(ofType: ObjectIdentifier(T.self)) {
+                let value: T
+                do {
+                    value = try unsafeDowncast(construction.entry, to: Entry<T>.self).make(construction.resolver, nil)
+                } catch {
+                    throw failUncachedConstruction(construction, error)
+                }
+                try finishUncachedConstruction(construction, value)
+                return value
+            }
         }
         return try resolveInContext(type, tag: tag)
     }

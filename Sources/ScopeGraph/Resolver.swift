@@ -29,8 +29,9 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     ///   - tag: The tag, or `nil`.
     /// - Returns: The instance.
     /// - Throws: `ResolutionError`.
-    public func resolve<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
-        try ResolutionContext.resolve(Key(T.self, tag: tag), as: T.self, from: container, arguments: nil)
+    @inlinable
+    public func resolve<T>(_ type: T.Type = T.self, tag: ServiceTag? = nil) throws -> T {
+        try container.resolveRequest(type, tag: tag)
     }
 
     /// Resolves `type`, `tag` and runtime arguments as part of the resolve in progress.
@@ -56,6 +57,7 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
 }
 
 /// Runtime arguments of one resolve, packed as a tuple.
+@usableFromInline
 package struct Arguments: @unchecked Sendable {
     // @unchecked: the tuple is created by the resolving thread and only read by the factory it
     // calls, on that same thread.

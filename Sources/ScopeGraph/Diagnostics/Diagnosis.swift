@@ -17,7 +17,8 @@ struct Diagnosis {
         var mismatch = false
         let requested = key.serviceKey
         for container in order {
-            for (other, _) in container.registrationsInOrder(scope: scope) where other.type == key.type {
+            // The exact key (registered while the lookup walked) is no mismatch.
+            for (other, _) in container.registrationsInOrder(scope: scope) where other.type == key.type && other != key {
                 if other.tag == key.tag {
                     mismatch = true
                     suggestions.append(

@@ -39,6 +39,18 @@ final class BuildCoordinator: Sendable {
                 merge(cycle + [context])
                 lock.broadcast()
                 if case .built(let value) = slot.phase { return value }
+                // A member of the cycle that waits for an instance already built can now read
+                // it (same group) and go on: the waits came from publication being delayed,
+                // not from a dependency cycle. Wait for the slot like any other.
+                if cycle.contains(where: { $0.waitsForBuiltInstance }) {
+                    context.waitingOn = owner
+                    context.waitingSlot = slot
+                    context.waitPath = context.stack.map(\.key) + [key]
+                    lock.wait()
+                    context.waitingOn = nil
+                    context.waitingSlot = nil
+                    continue
+                }
                 // A constructor cycle across threads: the whole group fails now, so that the
                 // other members stop waiting instead of retrying the slots this one gives up.
                 let error = crossThreadCycleError(context, key: key, owner: owner)
@@ -46,9 +58,11 @@ final class BuildCoordinator: Sendable {
                 throw error
             }
             context.waitingOn = owner
+            context.waitingSlot = slot
             context.waitPath = context.stack.map(\.key) + [key]
             lock.wait()
             context.waitingOn = nil
+            context.waitingSlot = nil
         }
     }
 
@@ -72,9 +86,11 @@ final class BuildCoordinator: Sendable {
         }
     }
 
-    /// Marks `context` finished and publishes its group's instances once every member has
-    /// finished; throws the group's error if another member failed.
-    func finish(_ context: ResolutionContext) throws {
+    /// Marks `context` finished; once every member of its group has, one of them runs all
+    /// the members' pending `onResolved` blocks in the order their factories finished (each
+    /// with its own context bound), and then every instance is published. Throws the group's
+    /// error if a member or a block failed.
+    func finish(_ context: ResolutionContext, on thread: ThreadState) throws {
         var replaced: [AnyObject] = []
         lock.lock()
         defer {
@@ -91,7 +107,17 @@ final class BuildCoordinator: Sendable {
                 throw error
             }
             if context.group.published { return }
-            if context.group.members.allSatisfy(\.isDone) {
+            if context.group.members.allSatisfy(\.isDone), context.group.runningBlocks == 0 {
+                let work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
+                if !work.isEmpty {
+                    if let failure = runBlocks(work.sorted { $0.1.sequence < $1.1.sequence }, of: context, on: thread) {
+                        if context.group.error == nil { context.group.error = failure }
+                        release(context)
+                        lock.broadcast()
+                        throw failure
+                    }
+                    continue  // blocks may have built more instances, with blocks of their own
+                }
                 for member in context.group.members {
                     for slot in member.ownedSlots where slot.builder === member {
                         if case .built(let value) = slot.phase, let old = slot.publish(value) { replaced.append(old) }
@@ -106,6 +132,31 @@ final class BuildCoordinator: Sendable {
             }
             lock.wait()
         }
+    }
+
+    /// Runs blocks of the group's members with the lock released, each with its owner's
+    /// context bound to this thread. Returns the first failure.
+    private func runBlocks(
+        _ work: [(ResolutionContext, ResolutionContext.Pending)], of context: ResolutionContext, on thread: ThreadState
+    ) -> (any Error)? {
+        context.group.runningBlocks += 1
+        lock.unlock()
+        var failure: (any Error)?
+        for (owner, item) in work {
+            thread.context = Unmanaged.passUnretained(owner)
+            do {
+                try owner.run(item)
+            } catch {
+                failure = error
+                break
+            }
+        }
+        thread.context = Unmanaged.passUnretained(context)
+        lock.lock()
+        // The group may have merged into another meanwhile: the count moved with it.
+        context.group.runningBlocks -= 1
+        lock.broadcast()
+        return failure
     }
 
     /// Marks `context` failed: its group fails, its slots are released.
@@ -160,6 +211,8 @@ final class BuildCoordinator: Sendable {
                 into.members.append(member)
             }
             if into.error == nil { into.error = group.error }
+            into.runningBlocks += group.runningBlocks
+            group.runningBlocks = 0
         }
     }
 

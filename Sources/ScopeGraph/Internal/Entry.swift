@@ -1,4 +1,7 @@
+import Synchronization
+
 /// A registration as the container stores it: key, lifetime, factory, owner, blocks.
+@usableFromInline
 package class AnyEntry: @unchecked Sendable {
     // @unchecked: every stored property is immutable after init, except `forwards` and the
     // blocks of the subclass, which are guarded by `lock`; `owner` is a weak reference written
@@ -9,6 +12,9 @@ package class AnyEntry: @unchecked Sendable {
     let ownerName: String
     let lock = Lock()
     private var forwardKeys: [Key] = []
+    private var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
+    /// How many `onResolved` blocks there are, readable without the lock.
+    private let blockCount = Atomic<Int>(0)
 
     init(key: Key, lifetime: Lifetime, owner: Container) {
         self.key = key
@@ -21,6 +27,18 @@ package class AnyEntry: @unchecked Sendable {
     var valueType: Any.Type { key.type }
 
     var forwards: [Key] { lock.withLock { forwardKeys } }
+
+    func addErasedBlock(_ block: @escaping @Sendable (Resolver, Any) throws -> Void) {
+        lock.withLock {
+            blocks.append(block)
+            blockCount.store(blocks.count, ordering: .releasing)
+        }
+    }
+
+    /// The `onResolved` blocks, in the order added; empty without taking the lock when none.
+    var onResolvedBlocks: [@Sendable (Resolver, Any) throws -> Void] {
+        blockCount.load(ordering: .acquiring) == 0 ? [] : lock.withLock { blocks }
+    }
     func addForward(_ key: Key) { lock.withLock { if !forwardKeys.contains(key) { forwardKeys.append(key) } } }
 
     /// The slot of an owner-rooted lifetime, in the owner; `nil` for the other lifetimes.
@@ -50,16 +68,17 @@ struct Request {
 }
 
 /// How a factory is called.
+@usableFromInline
 package enum Factory<T>: Sendable {
     case plain(@Sendable (Resolver) throws -> T)
     case withArguments(@Sendable (Resolver, Arguments) throws -> T)
 }
 
+@usableFromInline
 final class Entry<T>: AnyEntry, @unchecked Sendable {
-    // @unchecked: see AnyEntry; `blocks` is guarded by `lock`.
-    let factory: Factory<T>
+    // @unchecked: see AnyEntry.
+    @usableFromInline let factory: Factory<T>
     let slot: Slot<T>?
-    private var blocks: [@Sendable (Resolver, T) throws -> Void] = []
 
     init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
         self.factory = factory
@@ -70,8 +89,9 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     override var ownerSlot: AnySlot? { slot }
     override func makeSlot() -> AnySlot { Slot<T>(weak: lifetime == .weakSingleton) }
 
-    func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) { lock.withLock { blocks.append(block) } }
-    var onResolvedBlocks: [@Sendable (Resolver, T) throws -> Void] { lock.withLock { blocks } }
+    func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) {
+        addErasedBlock { resolver, instance in try block(resolver, instance as! T) }
+    }
 
     /// The published instance in the owner's slot, when there is one and no scope is active.
     @inline(__always)
@@ -107,6 +127,7 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     }
 
     /// Calls the factory.
+    @inlinable
     func make(_ resolver: Resolver, _ arguments: Arguments?) throws -> T {
         switch factory {
         case .plain(let body): return try body(resolver)

@@ -29,6 +29,17 @@ extension Container {
         return found
     }
 
+    /// The memoized entry of an uncached lifetime (`unique` or `graph`) for the untagged,
+    /// argument-free key of `type`, when the registration's own type is `type`; retained.
+    /// Call inside `Reclamation.read`.
+    func memoizedUncachedEntry(ofType type: ObjectIdentifier) -> AnyEntry? {
+        let bits = memo.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return nil }
+        return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
+            $0.findUncachedEntry(ofType: type)?.takeUnretainedValue()
+        }
+    }
+
     /// The memoized entry for `key` in the snapshot, retained. Call inside `Reclamation.read`.
     @inline(__always)
     private func memoSnapshotEntry(_ key: Key) -> AnyEntry? {
@@ -40,15 +51,15 @@ extension Container {
     }
 
     /// Starts the resolve fast path for the untagged, argument-free key of `type`: when no
-    /// scope may be active, no resolve runs on this thread, and the memo knows the cache slot
-    /// (of the registration's own type, so it is a `Slot<type>`), opens a protected read and
-    /// returns the slot. The caller reads the slot and then calls `endFastRead` exactly once.
+    /// scope may be active and the memo knows the cache slot (of the registration's own type,
+    /// so it is a `Slot<type>`), opens a protected read and returns the slot. The caller reads
+    /// the slot and then calls `end()` exactly once. A published instance is complete, so
+    /// this holds inside a resolve in progress too.
     @usableFromInline
     func beginFastRead(ofType type: ObjectIdentifier) -> FastRead? {
         guard !ScopeActivity.mayBeActive else { return nil }
         let thread = ThreadState.currentUnmanaged
         return thread._withUnsafeGuaranteedRef { state -> FastRead? in
-            guard !state.isResolving else { return nil }
             Reclamation.begin(state)
             let bits = memo.load(ordering: .sequentiallyConsistent)
             if bits != 0,

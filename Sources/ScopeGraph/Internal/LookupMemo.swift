@@ -94,6 +94,21 @@ final class MemoSnapshot: @unchecked Sendable {
         }
     }
 
+    /// The entry of the simple key of `type` when it is its own type's `unique` or `graph`
+    /// registration.
+    @inline(__always)
+    func findUncachedEntry(ofType type: ObjectIdentifier) -> Unmanaged<AnyEntry>? {
+        var index = Self.hash(type) & mask
+        while true {
+            let bucket = buckets + index
+            guard let candidate = bucket.pointee.type else { return nil }
+            if candidate == type, bucket.pointee.isSimple {
+                return bucket.pointee.ownType && bucket.pointee.slot == nil ? bucket.pointee.entry : nil
+            }
+            index = (index + 1) & mask
+        }
+    }
+
     @inline(__always)
     private static func hash(_ type: ObjectIdentifier) -> Int {
         Int(bitPattern: (UInt(bitPattern: Int(bitPattern: type)) &* 0x9E37_79B9_7F4A_7C15) >> 20)

@@ -90,6 +90,9 @@ final class ThreadState: @unchecked Sendable {
     }
 
     var isResolving: Bool { contextBits.load(ordering: .relaxed) != 0 }
+
+    /// A finished context kept for this thread's next top-level resolve (owning thread only).
+    var spareContext: ResolutionContext?
     /// Keeps the announcement on a cache line of its own, away from other threads' states.
     private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 

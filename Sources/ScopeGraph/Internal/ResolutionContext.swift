@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,9 +20,9 @@ final class ResolutionContext: @unchecked Sendable {
     // context; the fields in the second group only with `BuildCoordinator.shared.lock` held.
 
     // Thread-confined.
-    let scope: ResolutionScope?
+    private(set) var scope: ResolutionScope?
     /// Where cached lifetimes are cached instead of the containers, when a scope isolates them.
-    let cacheScope: ResolutionScope?
+    private(set) var cacheScope: ResolutionScope?
     var stack: [Frame] = []
     private var graph: [Identity: Any] = [:]
     private var pending: [Pending] = []
@@ -34,9 +35,16 @@ final class ResolutionContext: @unchecked Sendable {
     // Guarded by BuildCoordinator.shared.lock.
     var group: ResolutionGroup!
     var waitingOn: ResolutionContext?
+    var waitingSlot: AnySlot?
     var waitPath: [Key] = []
     var isDone = false
     var ownedSlots: [AnySlot] = []
+
+    /// True when this context waits for a slot whose factory has returned (coordinator lock held).
+    var waitsForBuiltInstance: Bool {
+        guard let slot = waitingSlot, case .built = slot.phase else { return false }
+        return true
+    }
 
     struct Frame {
         let key: Key
@@ -53,14 +61,34 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     struct Pending {
+        /// Process-wide order in which factories finished, so a group of resolves sharing a
+        /// cycle runs all its blocks in one order.
+        let sequence: Int
         let key: Key
         let entry: AnyEntry
         let run: () throws -> Void
     }
 
-    init(scope: ResolutionScope?) {
+    init() {}
+
+    private static let blockSequence = Atomic<Int>(0)
+
+    /// Prepares a fresh or recycled context for a top-level resolve in `scope`.
+    private func begin(in scope: ResolutionScope?) {
         self.scope = scope
         self.cacheScope = scope?.cacheScope
+    }
+
+    /// Drops everything the finished resolve held (instances, blocks, scope), keeping the
+    /// storage, so the thread can reuse this context for its next top-level resolve.
+    private func reset() {
+        scope = nil
+        cacheScope = nil
+        stack.removeAll(keepingCapacity: true)
+        if !graph.isEmpty { graph.removeAll(keepingCapacity: true) }
+        if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
+        lastConstructed = nil
+        lastConstructedDepth = -1
     }
 
     // MARK: Thread-local current context
@@ -77,18 +105,58 @@ final class ResolutionContext: @unchecked Sendable {
     static func withContext<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
         let thread = ThreadState.current
         if let context = thread.context { return try body(context.takeUnretainedValue()) }
-        let context = ResolutionContext(scope: ScopeActivity.current)
-        thread.context = Unmanaged.passUnretained(context)
-        defer { thread.context = nil }
+        let context = startTopLevel(on: thread)
         let result: R
         do {
             result = try body(context)
-            try context.runPendingBlocks()
         } catch {
-            throw context.fail(error)
+            throw context.endTopLevel(on: thread, failure: error)
         }
-        try context.succeed()
+        try context.endTopLevel(on: thread)
         return result
+    }
+
+    /// Starts a top-level resolve on `thread` (which runs none): a recycled or new context,
+    /// bound to the thread and to the task's scope.
+    static func startTopLevel(on thread: ThreadState) -> ResolutionContext {
+        let context = thread.spareContext ?? ResolutionContext()
+        thread.spareContext = nil
+        context.begin(in: ScopeActivity.current)
+        thread.context = Unmanaged.passUnretained(context)
+        return context
+    }
+
+    /// Ends a successful top-level resolve: runs the pending `onResolved` blocks, publishes
+    /// what it built, and unbinds the context.
+    func endTopLevel(on thread: ThreadState) throws {
+        defer { unbind(from: thread) }
+        if !usedCoordinator {
+            do {
+                try runPendingBlocks()
+            } catch {
+                throw fail(error)
+            }
+            // Blocks that built cached instances took part in coordination after all.
+            guard usedCoordinator else { return }
+        }
+        // With the resolves it shares a cycle with, if any: their blocks run together, in the
+        // order the factories finished, and then everything is published.
+        try BuildCoordinator.shared.finish(self, on: thread)
+    }
+
+    /// Ends a failed top-level resolve: releases what it was building, unbinds the context,
+    /// and returns the error to throw.
+    func endTopLevel(on thread: ThreadState, failure error: any Error) -> any Error {
+        defer { unbind(from: thread) }
+        return fail(error)
+    }
+
+    private func unbind(from thread: ThreadState) {
+        thread.context = nil
+        reset()
+        // A context that took part in cross-thread coordination may still be referenced by its
+        // group's other members; only an untouched one is recycled.
+        if !usedCoordinator { thread.spareContext = self }
     }
 
     static func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
@@ -178,30 +246,56 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// Runs a factory for a new instance, with a frame on the stack, and queues its blocks.
     func construct<T>(_ entry: Entry<T>, _ request: Request, root: Container, identity: Identity? = nil) throws -> T {
-        if let identity, stack.contains(where: { $0.identity == identity }) {
-            throw error(.circularDependency, request.key)
-        }
-        stack.append(Frame(key: request.key, entry: entry, identity: identity))
-        defer { stack.removeLast() }
-        let resolver = Resolver(context: self, container: root)
+        let resolver = try enterConstruction(entry, key: request.key, root: root, identity: identity)
         let value: T
         do {
             value = try entry.make(resolver, request.arguments)
-        } catch let failure as ResolutionError {
-            throw failure
         } catch {
-            throw frameError(.factoryFailed(error), request.key)
+            throw failConstruction(request.key, error)
         }
-        lastConstructed = entry
-        lastConstructedDepth = stack.count - 1
-        let blocks = entry.onResolvedBlocks
-        if !blocks.isEmpty {
-            pending.append(Pending(key: request.key, entry: entry) {
-                for block in blocks { try block(resolver, value) }
-            })
-        }
+        leaveConstruction(entry, key: request.key, resolver: resolver, value: value)
         return value
     }
+
+    /// Pushes the frame of a new instance of `entry` and returns the resolver for its factory.
+    /// Throws `.circularDependency` when the same uncached identity is already being built.
+    func enterConstruction(_ entry: AnyEntry, key: Key, root: Container, identity: Identity?) throws -> Resolver {
+        if let identity, stack.contains(where: { $0.identity == identity }) {
+            throw error(.circularDependency, key)
+        }
+        stack.append(Frame(key: key, entry: entry, identity: identity))
+        return Resolver(context: self, container: root)
+    }
+
+    /// Pops the frame after the factory returned: records the instance for observers and
+    /// queues its `onResolved` blocks.
+    func leaveConstruction(_ entry: AnyEntry, key: Key, resolver: Resolver, value: @autoclosure () -> Any) {
+        stack.removeLast()
+        lastConstructed = entry
+        lastConstructedDepth = stack.count
+        let blocks = entry.onResolvedBlocks
+        if !blocks.isEmpty {
+            let instance = value()
+            let sequence = Self.blockSequence.add(1, ordering: .relaxed).newValue
+            pending.append(Pending(sequence: sequence, key: key, entry: entry) {
+                for block in blocks { try block(resolver, instance) }
+            })
+        }
+    }
+
+    /// Pops the frame after the factory threw; returns the error to throw: a nested
+    /// `ResolutionError` unchanged, anything else as `.factoryFailed` with this frame's path.
+    func failConstruction(_ key: Key, _ error: any Error) -> any Error {
+        defer { stack.removeLast() }
+        if let failure = error as? ResolutionError { return failure }
+        return frameError(.factoryFailed(error), key)
+    }
+
+    /// True when this resolve already holds the `graph` instance of `identity`.
+    func hasGraphInstance(_ identity: Identity) -> Bool { graph[identity] != nil }
+
+    /// Records a new `graph` instance for the rest of this resolve.
+    func storeGraphInstance(_ identity: Identity, _ value: Any) { graph[identity] = value }
 
     func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
         let identity = Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(request.start))
@@ -241,23 +335,29 @@ final class ResolutionContext: @unchecked Sendable {
         while index < pending.count {
             let item = pending[index]
             index += 1
-            stack.append(Frame(key: item.key, entry: item.entry, identity: nil))
-            defer { stack.removeLast() }
-            do {
-                try item.run()
-            } catch let failure as ResolutionError {
-                throw failure
-            } catch {
-                throw frameError(.factoryFailed(error), item.key)
-            }
+            try run(item)
         }
         pending.removeAll()
     }
 
-    /// Publishes what this resolve built (with the resolves it shares a cycle with, if any).
-    private func succeed() throws {
-        guard usedCoordinator else { return }
-        try BuildCoordinator.shared.finish(self)
+    /// Hands over the queued blocks (to the thread running a group's blocks).
+    func takePending() -> [Pending] {
+        defer { pending.removeAll() }
+        return pending
+    }
+
+    /// Runs one queued block set with its frame on the stack. Call on a thread bound to this
+    /// context.
+    func run(_ item: Pending) throws {
+        stack.append(Frame(key: item.key, entry: item.entry, identity: nil))
+        defer { stack.removeLast() }
+        do {
+            try item.run()
+        } catch let failure as ResolutionError {
+            throw failure
+        } catch {
+            throw frameError(.factoryFailed(error), item.key)
+        }
     }
 
     /// Releases what this resolve was building; returns the error to throw.
@@ -303,6 +403,9 @@ final class ResolutionGroup {
     var members: [ResolutionContext]
     var error: (any Error)?
     var published = false
+    /// How many members' threads are running blocks of this group (more than one only after
+    /// two groups that were both running blocks merged).
+    var runningBlocks = 0
     init(_ member: ResolutionContext) { members = [member] }
 }
 

@@ -1,0 +1,189 @@
+import Foundation
+
+/// Keeps results alive so the optimizer cannot delete the work being measured: every object
+/// is stored (so it escapes and is really allocated) and its address folded into a checksum
+/// printed at the end.
+final class Sink {
+    private(set) var checksum: UInt = 0
+    private var last: AnyObject?
+
+    @inline(never)
+    func keep(_ object: AnyObject) {
+        checksum &+= UInt(bitPattern: ObjectIdentifier(object))
+        last = object
+    }
+
+    @inline(never)
+    func add(_ value: Int) { checksum &+= UInt(bitPattern: value) }
+}
+
+/// One way of doing a scenario's operation: `batch(n)` performs it `n` times.
+struct Contender {
+    let label: String
+    let batch: (Int) throws -> Void
+
+    init(_ label: String, batch: @escaping (Int) throws -> Void) {
+        self.label = label
+        self.batch = batch
+    }
+}
+
+/// A measured figure: the median of the repetitions, with their range.
+struct Figure {
+    let median: Double
+    let low: Double
+    let high: Double
+
+    init(samples: [Double]) {
+        let sorted = samples.sorted()
+        median = sorted.count % 2 == 1
+            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        low = sorted.first ?? .nan
+        high = sorted.last ?? .nan
+    }
+}
+
+/// Times contenders: calibrates each to the measurement time, warms it up, then runs the
+/// timed repetitions round by round, every contender once per round in a rotating order, so
+/// that machine drift hits all of them alike.
+final class Harness {
+    let options: Options
+    let sink = Sink()
+    private let clock = ContinuousClock()
+
+    init(options: Options) { self.options = options }
+
+    /// Nanoseconds per operation of each contender, in the order given.
+    func measure(_ contenders: [Contender]) throws -> [Figure] {
+        if options.callgrind {
+            // Profile mode: one contender (ScopeGraph unless told otherwise), a fixed count.
+            let chosen = contenders[min(options.callgrindContender, contenders.count - 1)]
+            try chosen.batch(options.callgrindOperations)
+            return contenders.map { _ in Figure(samples: [0]) }
+        }
+        let counts = try contenders.map(calibrate)
+        for (contender, count) in zip(contenders, counts) { _ = try time(contender, count) }
+        return try interleave(contenders.indices.map { index in
+            { try self.time(contenders[index], counts[index]) / Double(counts[index]) }
+        })
+    }
+
+    /// Runs each sampler `options.rounds` times, round by round in a rotating order, and
+    /// returns each one's figure; with `warmUp`, runs each once untimed first.
+    func interleave(warmUp: Bool = false, _ samplers: [() throws -> Double]) throws -> [Figure] {
+        if warmUp { for sampler in samplers { _ = try sampler() } }
+        var samples = Array(repeating: [Double](), count: samplers.count)
+        for round in 0..<options.rounds {
+            for offset in samplers.indices {
+                let index = (round + offset) % samplers.count
+                samples[index].append(try samplers[index]())
+            }
+        }
+        return samples.map(Figure.init(samples:))
+    }
+
+    /// The nanoseconds `body` takes.
+    func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
+        let start = clock.now
+        try body()
+        return (clock.now - start).nanoseconds
+    }
+
+    private func time(_ contender: Contender, _ count: Int) throws -> Double {
+        try nanoseconds { try contender.batch(count) }
+    }
+
+    /// An operation count that takes about the measurement time.
+    private func calibrate(_ contender: Contender) throws -> Int {
+        let target = options.measurementNanoseconds
+        var count = 1
+        while true {
+            let elapsed = try time(contender, count)
+            if elapsed >= target / 10 || count >= 1 << 40 {
+                return max(1, Int(Double(count) * target / max(elapsed, 1)))
+            }
+            count *= elapsed < target / 1000 ? 16 : 2
+        }
+    }
+}
+
+extension Duration {
+    var nanoseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+    }
+}
+
+/// Runs a body on several threads that start together, and times the whole from the start
+/// signal until the last thread is done (thread creation is not timed).
+enum ThreadGang {
+    /// Wall nanoseconds, and each thread's result in thread order.
+    static func run(threads: Int, _ body: @escaping @Sendable (Int) -> Int) -> (nanoseconds: Double, results: [Int]) {
+        let gate = Gate(threads: threads)
+        for index in 0..<threads {
+            let thread = Thread {
+                gate.arriveAndWait()
+                let result = body(index)
+                gate.finish(index, result)
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        gate.waitUntilReady()
+        let clock = ContinuousClock()
+        let start = clock.now
+        gate.open()
+        let results = gate.waitUntilFinished()
+        return ((clock.now - start).nanoseconds, results)
+    }
+
+    /// The start line and the finish line of a `ThreadGang` run.
+    private final class Gate: @unchecked Sendable {
+        // @unchecked: every stored property is only touched with `condition` locked.
+        private let condition = NSCondition()
+        private let threads: Int
+        private var ready = 0
+        private var isOpen = false
+        private var results: [Int?]
+
+        init(threads: Int) {
+            self.threads = threads
+            results = Array(repeating: nil, count: threads)
+        }
+
+        func arriveAndWait() {
+            condition.lock()
+            ready += 1
+            condition.broadcast()
+            while !isOpen { condition.wait() }
+            condition.unlock()
+        }
+
+        func waitUntilReady() {
+            condition.lock()
+            while ready < threads { condition.wait() }
+            condition.unlock()
+        }
+
+        func open() {
+            condition.lock()
+            isOpen = true
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func finish(_ index: Int, _ result: Int) {
+            condition.lock()
+            results[index] = result
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        func waitUntilFinished() -> [Int] {
+            condition.lock()
+            defer { condition.unlock() }
+            while results.contains(where: { $0 == nil }) { condition.wait() }
+            return results.map { $0! }
+        }
+    }
+}
