@@ -10,7 +10,7 @@ struct Product: Sendable, Equatable {
 ///
 /// `Catalog` and `Cart` depend on each other. `Cart` takes the catalog in its initializer;
 /// the catalog gets the cart afterwards, through the `onResolved` block of its registration
-/// (see `registerCatalogFeature(in:)`). The back reference is weak: both are singletons kept
+/// (see `CatalogModule`). The back reference is weak: both are singletons kept
 /// by their containers, and the strong edge goes from cart to catalog.
 final class Catalog {
     /// Everything for sale.
