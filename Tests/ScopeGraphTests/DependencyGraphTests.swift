@@ -161,6 +161,22 @@ private final class GCheckout: Sendable {}
                 """#)
     }
 
+    @Test func aMissingKeyReachedByTwoDryRunsIsOneNodePerDependent() {
+        let app = Container(name: "app")
+        // GCheckout needs GPayments (missing); GCart needs GCheckout: both dry runs reach it.
+        app.register(GCheckout.self) { r in
+            _ = try r.resolve(GPayments.self)
+            return GCheckout()
+        }
+        app.register(GCart.self) { r in
+            _ = try r.resolve(GCheckout.self)
+            return GCart()
+        }
+        let dot = app.dependencyGraph().dot()
+        #expect(dot.components(separatedBy: "not registered").count - 1 == 1, "\(dot)")
+        #expect(!dot.contains("missing1"))
+    }
+
     @Test func mermaidOfAKnownTree() {
         let tree = shopTree()
         #expect(

@@ -269,8 +269,13 @@ final class DryRun {
             let current = chain[chain.count - 1]
             if current.lifetime.isOwnerRooted, let owner = current.owner { start = owner }
             guard let next = Self.entry(answering: key, from: start) else {
-                if case .notRegistered = failure.error.kind { missing.append((ObjectIdentifier(current), key)) }
-                if case .argumentMismatch = failure.error.kind { missing.append((ObjectIdentifier(current), key)) }
+                switch failure.error.kind {
+                case .notRegistered, .argumentMismatch:
+                    // One missing node per (dependent, key), however many dry runs reach it.
+                    let found = (from: ObjectIdentifier(current), key: key)
+                    if !missing.contains(where: { $0.from == found.from && $0.key == found.key }) { missing.append(found) }
+                default: break
+                }
                 break
             }
             chain.append(next)
