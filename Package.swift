@@ -3,7 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "ScopeGraph",
-    platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8)],
+    // Synchronization's Atomic and Mutex (the lock-free cached read, the per-slot state) need
+    // these; Linux has no minimum.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "ScopeGraph", targets: ["ScopeGraph"]),
         .library(name: "ScopeGraphTesting", targets: ["ScopeGraphTesting"]),

@@ -128,6 +128,8 @@ extension Container: RegistrationStore {
             let (next, slots, _) = container.state.withLock { state -> ([Container], [AnySlot], MemoSnapshot?) in
                 if !state.pendingLookups.isEmpty { state.pendingLookups = [:] }
                 state.memoCount = 0
+                container.isTransparent.store(
+                    state.registrations.isEmpty && state.collaborators.isEmpty, ordering: .sequentiallyConsistent)
                 let retired = container.swapMemo(0)
                 state.generation &+= 1
                 var slots: [AnySlot] = []

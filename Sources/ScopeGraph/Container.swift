@@ -29,6 +29,11 @@ public final class Container: Sendable {
     /// The memo snapshot (a retained `MemoSnapshot`, as bits; 0 for none), read without locks
     /// by the cached-resolve fast path. Replaced only with `state`'s lock held.
     @usableFromInline let memo = Atomic<Int>(0)
+    /// True while this container has no registrations and no collaboration links, so that
+    /// its lookups are exactly its parent's: it then reads its parent's memo instead of
+    /// building its own (a request-scope child costs no lookup walks). Updated with every
+    /// invalidation of this container's lookups, which follows every such change.
+    let isTransparent = Atomic<Bool>(true)
 
     struct State {
         var registrations: [Key: Registered] = [:]

@@ -196,4 +196,38 @@ import ScopeGraph
         answerWithName(middle)
         #expect(try leaf.resolve(String.self) == "middle")
     }
+
+    private final class Session: Sendable {}
+    private final class Shared: Sendable {}
+
+    /// Children without registrations or links answer exactly as their parent does, while
+    /// `perContainer` instances stay per child, and the child's own registrations win as soon as
+    /// it has some (and stop when they are removed).
+    @Test func anEmptyChildAnswersAsItsParentAndKeepsItsOwnPerContainerInstances() throws {
+        let root = Container(name: "root")
+        root.register(Shared.self, lifetime: .singleton) { _ in Shared() }
+        root.register(Session.self, lifetime: .perContainer) { _ in Session() }
+        let shared = try root.resolve(Shared.self)
+        let rootSession = try root.resolve(Session.self)
+        let first = root.makeChild(name: "first")
+        let second = first.makeChild(name: "second")
+        for _ in 0..<3 {
+            #expect(try first.resolve(Shared.self) === shared)
+            #expect(try second.resolve(Shared.self) === shared)
+        }
+        let firstSession = try first.resolve(Session.self)
+        let secondSession = try second.resolve(Session.self)
+        #expect(firstSession !== rootSession)
+        #expect(secondSession !== rootSession && secondSession !== firstSession)
+        #expect(try first.resolve(Session.self) === firstSession)
+        #expect(try second.resolve(Session.self) === secondSession)
+
+        let local = first.register(Shared.self, lifetime: .singleton) { _ in Shared() }
+        let firstShared = try first.resolve(Shared.self)
+        #expect(firstShared !== shared)
+        #expect(try second.resolve(Shared.self) === firstShared)
+        first.remove(local)
+        #expect(try first.resolve(Shared.self) === shared)
+        #expect(try second.resolve(Shared.self) === shared)
+    }
 }

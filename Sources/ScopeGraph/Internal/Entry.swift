@@ -10,9 +10,11 @@ package class AnyEntry: @unchecked Sendable {
     let lifetime: Lifetime
     weak var owner: Container?
     let ownerName: String
-    let lock = Lock()
-    private var forwardKeys: [Key] = []
-    private var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
+    private let extras = Locked(Extras())
+    private struct Extras {
+        var forwardKeys: [Key] = []
+        var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
+    }
     /// How many `onResolved` blocks there are, readable without the lock.
     private let blockCount = Atomic<Int>(0)
 
@@ -26,20 +28,22 @@ package class AnyEntry: @unchecked Sendable {
     /// The registered type (the `T` of `register`).
     var valueType: Any.Type { key.type }
 
-    var forwards: [Key] { lock.withLock { forwardKeys } }
+    var forwards: [Key] { extras.withLock { $0.forwardKeys } }
 
     func addErasedBlock(_ block: @escaping @Sendable (Resolver, Any) throws -> Void) {
-        lock.withLock {
-            blocks.append(block)
-            blockCount.store(blocks.count, ordering: .releasing)
+        extras.withLock { extras in
+            extras.blocks.append(block)
+            blockCount.store(extras.blocks.count, ordering: .releasing)
         }
     }
 
     /// The `onResolved` blocks, in the order added; empty without taking the lock when none.
     var onResolvedBlocks: [@Sendable (Resolver, Any) throws -> Void] {
-        blockCount.load(ordering: .acquiring) == 0 ? [] : lock.withLock { blocks }
+        blockCount.load(ordering: .acquiring) == 0 ? [] : extras.withLock { $0.blocks }
     }
-    func addForward(_ key: Key) { lock.withLock { if !forwardKeys.contains(key) { forwardKeys.append(key) } } }
+    func addForward(_ key: Key) {
+        extras.withLock { extras in if !extras.forwardKeys.contains(key) { extras.forwardKeys.append(key) } }
+    }
 
     /// The slot of an owner-rooted lifetime, in the owner; `nil` for the other lifetimes.
     var ownerSlot: AnySlot? { nil }

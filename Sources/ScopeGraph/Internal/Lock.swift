@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -50,18 +52,17 @@ package final class Lock: @unchecked Sendable {
     }
 }
 
-/// A value reachable only while holding its lock.
+/// A value reachable only while holding its lock: Synchronization's `Mutex`, stored inline
+/// (no allocation beyond the owner), usable with state that is not `Sendable`.
 package final class Locked<State>: @unchecked Sendable {
-    // @unchecked: `state` is only read or written inside `withLock`.
-    private let lock = Lock()
+    // @unchecked: `state` is only reachable inside `withLock`, under the mutex.
+    private let mutex = Mutex<Void>(())
     private var state: State
 
     package init(_ state: State) { self.state = state }
 
     @inline(__always)
     package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&state)
+        try mutex.withLock { _ in try body(&state) }
     }
 }

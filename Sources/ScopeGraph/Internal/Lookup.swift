@@ -6,6 +6,7 @@ extension Container {
     /// container visited once. Walks without overrides are memoized per starting container.
     func lookup(_ key: Key, scope: ResolutionScope?) -> AnyEntry? {
         if let scope, scope.hasOverrides { return walk(key, scope: scope) }
+        if let parent, isTransparent.load(ordering: .sequentiallyConsistent) { return parent.lookup(key, scope: scope) }
         if let entry = Reclamation.read(ThreadState.current, { memoSnapshotEntry(key) }) { return entry }
         // A replaced snapshot is released when the statement ends, after the lock.
         let (pending, generation, _) = state.withLock { state -> (AnyEntry?, UInt64, MemoSnapshot?) in
@@ -33,10 +34,29 @@ extension Container {
     /// argument-free key of `type`, when the registration's own type is `type`; retained.
     /// Call inside `Reclamation.read`.
     func memoizedUncachedEntry(ofType type: ObjectIdentifier) -> AnyEntry? {
-        let bits = memo.load(ordering: .sequentiallyConsistent)
+        var container = self
+        // A transparent container's lookups are its parent's.
+        while let parent = container.parent, container.isTransparent.load(ordering: .sequentiallyConsistent) {
+            container = parent
+        }
+        let bits = container.memo.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return nil }
         return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
             $0.findUncachedEntry(ofType: type)?.takeUnretainedValue()
+        }
+    }
+
+    /// The memoized slot for `type`'s simple key: this container's own memo, or (for a
+    /// transparent container) its parent's, where `perContainer` slots belong to the parent and
+    /// are skipped. Call inside `Reclamation.read`.
+    private func memoizedSlot(ofType type: ObjectIdentifier, ownSlotsToo: Bool) -> Unmanaged<AnySlot>? {
+        if let parent, isTransparent.load(ordering: .sequentiallyConsistent) {
+            return parent.memoizedSlot(ofType: type, ownSlotsToo: false)
+        }
+        let bits = memo.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return nil }
+        return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
+            $0.findSlot(ofType: type, perContainerToo: ownSlotsToo)
         }
     }
 
@@ -61,13 +81,7 @@ extension Container {
         let thread = ThreadState.currentUnmanaged
         return thread._withUnsafeGuaranteedRef { state -> FastRead? in
             Reclamation.begin(state)
-            let bits = memo.load(ordering: .sequentiallyConsistent)
-            if bits != 0,
-                let slot = Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-                    ._withUnsafeGuaranteedRef({ $0.findSlot(ofType: type) })
-            {
-                return FastRead(thread: thread, slot: slot)
-            }
+            if let slot = memoizedSlot(ofType: type, ownSlotsToo: true) { return FastRead(thread: thread, slot: slot) }
             Reclamation.end(state)
             return nil
         }

@@ -18,6 +18,8 @@ final class MemoSnapshot: @unchecked Sendable {
         var isSimple = false
         /// The key's type is the registration's own type (not a forwarded one).
         var ownType = false
+        /// The slot is a `perContainer` slot of the container that owns this memo.
+        var isPerContainer = false
         var key: Key?
         var entry: Unmanaged<AnyEntry>?
         var slot: Unmanaged<AnySlot>?
@@ -38,7 +40,8 @@ final class MemoSnapshot: @unchecked Sendable {
             var index = Self.hash(key) & mask
             while buckets[index].type != nil { index = (index + 1) & mask }
             buckets[index] = Bucket(
-                type: ObjectIdentifier(key.type), isSimple: key.isSimple, ownType: record.entry.valueType == key.type, key: key,
+                type: ObjectIdentifier(key.type), isSimple: key.isSimple, ownType: record.entry.valueType == key.type,
+                isPerContainer: record.entry.lifetime == .perContainer, key: key,
                 entry: .passRetained(record.entry), slot: record.slot.map { .passRetained($0) })
         }
     }
@@ -82,13 +85,14 @@ final class MemoSnapshot: @unchecked Sendable {
 
     /// The slot of the simple key of `type`, when its registration's own type is `type`.
     @inline(__always)
-    func findSlot(ofType type: ObjectIdentifier) -> Unmanaged<AnySlot>? {
+    func findSlot(ofType type: ObjectIdentifier, perContainerToo: Bool) -> Unmanaged<AnySlot>? {
         var index = Self.hash(type) & mask
         while true {
             let bucket = buckets + index
             guard let candidate = bucket.pointee.type else { return nil }
             if candidate == type, bucket.pointee.isSimple {
-                return bucket.pointee.ownType ? bucket.pointee.slot : nil
+                guard bucket.pointee.ownType, perContainerToo || !bucket.pointee.isPerContainer else { return nil }
+                return bucket.pointee.slot
             }
             index = (index + 1) & mask
         }
