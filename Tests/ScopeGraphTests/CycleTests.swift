@@ -337,4 +337,30 @@ import ScopeGraph
         #expect(error.key.typeName == "Parent")
         #expect(error.path.last?.typeName == "Parent")
     }
+
+    private final class Ping: @unchecked Sendable { var pong: Pong? }
+    private final class Pong: @unchecked Sendable { var ping: Ping? }
+
+    /// Two `unique` registrations whose `onResolved` blocks resolve each other would create new
+    /// instances forever; the resolve reports the cycle, with the chain of blocks, instead.
+    @Test func aPropertyCycleBetweenUniqueInstancesIsReportedInsteadOfLooping() throws {
+        let container = Container(name: "root")
+        let builds = Counter()
+        container.register(Ping.self, lifetime: .unique) { _ in
+            builds.increment()
+            return Ping()
+        }.onResolved { r, ping in ping.pong = try r.resolve() }
+        container.register(Pong.self, lifetime: .unique) { _ in
+            builds.increment()
+            return Pong()
+        }.onResolved { r, pong in pong.ping = try r.resolve() }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Ping.self) }
+        #expect(error.kind.caseName == "circularDependency")
+        #expect(error.path.map(\.typeName) == ["Ping", "Pong", "Ping"])
+        #expect(builds.value == 2)
+        // With one side shared within the graph, the same cycle closes and resolves.
+        container.register(Pong.self, lifetime: .graph) { _ in Pong() }.onResolved { r, pong in pong.ping = try r.resolve() }
+        let ping = try container.resolve(Ping.self)
+        #expect(ping.pong?.ping?.pong === ping.pong)
+    }
 }

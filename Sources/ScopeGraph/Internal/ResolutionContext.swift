@@ -35,6 +35,15 @@ final class ResolutionContext: @unchecked Sendable {
     /// The entry whose factory returned last, and at which depth, for observers.
     @exclusivity(unchecked) private var lastConstructed: ObjectIdentifier?
     @exclusivity(unchecked) private var lastConstructedDepth = -1
+    /// While a block runs: the chain of instances whose blocks led to it, itself last. A new
+    /// `unique` instance of an entry already in the chain would start the same blocks again,
+    /// forever: that is a cycle, reported instead of looping.
+    @exclusivity(unchecked) private var blockLineage: [(entry: ObjectIdentifier, key: Key, isUnique: Bool)] = []
+    /// Where the top-level request started, for suggestions in errors.
+    @exclusivity(unchecked) private(set) var topLevelStart: Container?
+
+    /// Records where a top-level request started (the inlined path calls this).
+    func noteTopLevelStart(_ start: Container) { if topLevelStart == nil { topLevelStart = start } }
 
     // Guarded by BuildCoordinator.shared.lock.
     var group: ResolutionGroup!
@@ -70,6 +79,8 @@ final class ResolutionContext: @unchecked Sendable {
         let sequence: Int
         let key: Key
         let entry: AnyEntry
+        /// The instances whose blocks led to this one, oldest first (see `blockLineage`).
+        let lineage: [(entry: ObjectIdentifier, key: Key, isUnique: Bool)]
         let run: () throws -> Void
     }
 
@@ -92,6 +103,7 @@ final class ResolutionContext: @unchecked Sendable {
         if !graph.isEmpty { graph.removeAll(keepingCapacity: true) }
         if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
         lastConstructed = nil
+        topLevelStart = nil
     }
 
     // MARK: Thread-local current context
@@ -196,6 +208,7 @@ final class ResolutionContext: @unchecked Sendable {
     // MARK: Resolving within the context
 
     func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
+        if topLevelStart == nil { topLevelStart = start }
         if let entry = start.lookup(key, scope: scope) {
             return try produce(entry, Request(key: key, start: start, arguments: arguments), as: T.self)
         }
@@ -266,6 +279,19 @@ final class ResolutionContext: @unchecked Sendable {
         if let identity, !stack.isEmpty, stack.contains(where: { $0.identity == identity }) {
             throw error(.circularDependency, key)
         }
+        // The chain since the earlier instance of this entry is all `unique`: each new
+        // instance's blocks would create the next one again, without end.
+        if !blockLineage.isEmpty, entry.lifetime == .unique,
+            let earlier = blockLineage.lastIndex(where: { $0.entry == ObjectIdentifier(entry) }),
+            blockLineage[earlier...].allSatisfy({ $0.isUnique })
+        {
+            let chain = blockLineage.map(\.key) + [key]
+            throw ResolutionError(
+                kind: .circularDependency, key: key.serviceKey, path: chain.map(\.serviceKey),
+                suggestions: [
+                    "the onResolved blocks of these instances keep creating new unique instances of each other; give one of them a graph or cached lifetime so the cycle closes on an existing instance"
+                ])
+        }
         stack.append(Frame(key: key, entry: entry, identity: identity))
         return Resolver(container: root)
     }
@@ -280,7 +306,7 @@ final class ResolutionContext: @unchecked Sendable {
         if !blocks.isEmpty {
             let instance = value()
             let sequence = Self.blockSequence.add(1, ordering: .relaxed).newValue
-            pending.append(Pending(sequence: sequence, key: key, entry: entry) {
+            pending.append(Pending(sequence: sequence, key: key, entry: entry, lineage: blockLineage) {
                 for block in blocks { try block(resolver, instance) }
             })
         }
@@ -354,7 +380,11 @@ final class ResolutionContext: @unchecked Sendable {
     /// context.
     func run(_ item: Pending) throws {
         stack.append(Frame(key: item.key, entry: item.entry, identity: nil))
-        defer { stack.removeLast() }
+        blockLineage = item.lineage + [(ObjectIdentifier(item.entry), item.key, item.entry.lifetime == .unique)]
+        defer {
+            stack.removeLast()
+            blockLineage = []
+        }
         do {
             try item.run()
         } catch let failure as ResolutionError {
@@ -388,7 +418,7 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     func missingError(_ key: Key, from start: Container) -> ResolutionError {
-        let diagnosis = Diagnosis(key: key, start: start, scope: scope, topLevelStart: nil)
+        let diagnosis = Diagnosis(key: key, start: start, scope: scope, topLevelStart: topLevelStart)
         return error(diagnosis.kind, key, searched: diagnosis.searched, suggestions: diagnosis.suggestions)
     }
 

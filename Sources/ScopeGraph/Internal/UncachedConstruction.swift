@@ -31,6 +31,7 @@ extension Container {
             return UncachedConstruction(entry: entry, resolver: resolver, context: running, identity: identity, thread: nil)
         }
         let context = ResolutionContext.startTopLevel(on: thread)
+        context.noteTopLevelStart(self)
         // A top-level construction has an empty stack: no cycle is possible.
         let resolver = try! context.enterConstruction(entry, key: entry.key, root: self, identity: identity)
         return UncachedConstruction(
