@@ -16,7 +16,8 @@ extension Container {
             let entries = container.state.withLock { state in
                 state.registrations.values.sorted { $0.sequence < $1.sequence }.map(\.entry)
             }
-            for entry in entries where entry.owner === container && entry.lifetime == .eagerSingleton && entry.key.arguments.isEmpty {
+            for entry in entries
+            where entry.owner === container && entry.lifetime == .eagerSingleton && entry.key.arguments.isEmpty {
                 _ = try ResolutionContext.withContext { context in
                     try entry.produceAny(Request(key: entry.key, start: container, arguments: nil), in: context)
                 }

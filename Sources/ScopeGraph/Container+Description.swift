@@ -18,11 +18,14 @@ extension Container: CustomStringConvertible {
     private func describe(into lines: inout [String], depth: Int) {
         let indent = String(repeating: "  ", count: depth)
         let links = collaborators.map(\.name)
-        lines.append(indent + "Container '\(name)'" + (links.isEmpty ? "" : " (collaborates with: \(links.joined(separator: ", ")))"))
+        lines.append(
+            indent + "Container '\(name)'"
+                + (links.isEmpty ? "" : " (collaborates with: \(links.joined(separator: ", ")))"))
         for (key, entry) in registrationsInOrder(scope: nil) where entry.key == key {
             let forwards = entry.forwards.map(\.serviceKey.description)
             lines.append(
-                indent + "  \(key.serviceKey) — \(entry.lifetime)" + (forwards.isEmpty ? "" : " (implements \(forwards.joined(separator: ", ")))"))
+                indent + "  \(key.serviceKey) — \(entry.lifetime)"
+                    + (forwards.isEmpty ? "" : " (implements \(forwards.joined(separator: ", ")))"))
         }
         for child in children { child.describe(into: &lines, depth: depth + 1) }
     }

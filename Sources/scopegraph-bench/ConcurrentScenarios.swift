@@ -25,15 +25,18 @@ enum ConcurrentScenarios {
             -> (mismatches: () -> Int, sample: () -> Double)
         {
             var mismatches = 0
-            return ({ mismatches }, {
-                let run = ThreadGang.run(threads: 2) { _ in
-                    var wrong = 0
-                    for _ in 0..<operations where resolve() !== expected { wrong += 1 }
-                    return wrong
+            return (
+                { mismatches },
+                {
+                    let run = ThreadGang.run(threads: 2) { _ in
+                        var wrong = 0
+                        for _ in 0..<operations where resolve() !== expected { wrong += 1 }
+                        return wrong
+                    }
+                    mismatches += run.results.reduce(0, +)
+                    return run.nanoseconds / Double(operations)
                 }
-                mismatches += run.results.reduce(0, +)
-                return run.nanoseconds / Double(operations)
-            })
+            )
         }
         let samplers = [
             sampler(expected) { try? container.resolve((any Settings).self) },
@@ -67,30 +70,32 @@ enum ConcurrentScenarios {
         if harness.options.callgrind { return nil }
         let tags = (0..<convoyThreads).map { ServiceTag("slow-\($0)") }
         var failures: [String] = []
-        let figures = try harness.interleave(warmUp: true, [
-            {
-                let builds = Counter()
-                let container = Container(name: "app")
-                for tag in tags {
-                    container.register((any SlowStart).self, tag: tag, lifetime: .singleton) { _ in
-                        builds.increment()
-                        usleep(factoryMicroseconds)
-                        return SlowStartService()
+        let figures = try harness.interleave(
+            warmUp: true,
+            [
+                {
+                    let builds = Counter()
+                    let container = Container(name: "app")
+                    for tag in tags {
+                        container.register((any SlowStart).self, tag: tag, lifetime: .singleton) { _ in
+                            builds.increment()
+                            usleep(factoryMicroseconds)
+                            return SlowStartService()
+                        }
                     }
+                    let run = ThreadGang.run(threads: convoyThreads) { index in
+                        guard let first = try? container.resolve((any SlowStart).self, tag: tags[index]),
+                            let again = try? container.resolve((any SlowStart).self, tag: tags[index])
+                        else { return 0 }
+                        return first === again ? 1 : 0
+                    }
+                    if run.results.contains(0) { failures.append("a thread failed to get its singleton, or got two") }
+                    if builds.value != convoyThreads {
+                        failures.append("\(builds.value) factory runs for \(convoyThreads) singletons")
+                    }
+                    return run.nanoseconds
                 }
-                let run = ThreadGang.run(threads: convoyThreads) { index in
-                    guard let first = try? container.resolve((any SlowStart).self, tag: tags[index]),
-                        let again = try? container.resolve((any SlowStart).self, tag: tags[index])
-                    else { return 0 }
-                    return first === again ? 1 : 0
-                }
-                if run.results.contains(0) { failures.append("a thread failed to get its singleton, or got two") }
-                if builds.value != convoyThreads {
-                    failures.append("\(builds.value) factory runs for \(convoyThreads) singletons")
-                }
-                return run.nanoseconds
-            }
-        ])
+            ])
         let factoryNanoseconds = Double(factoryMicroseconds) * 1_000
         return ScenarioResult(
             name: "J-convoy", title: "J 8 threads × 8 slow singletons",

@@ -42,7 +42,9 @@ enum Footprint {
 
     static func printFigures(_ figures: Figures, count: Int) {
         func show(_ value: Double?) -> String { value.map { Report.number($0) } ?? "unavailable (no mallinfo2)" }
-        print("memory (glibc heap in use, over \(count) of each, \(min(count, childCount)) child containers, dictionary growth included):")
+        print(
+            "memory (glibc heap in use, over \(count) of each, \(min(count, childCount)) child containers, dictionary growth included):"
+        )
         print("  bytes per registration (.unique):    \(show(figures.uniqueRegistration))")
         print("  bytes per registration (.singleton): \(show(figures.singletonRegistration))")
         print("  bytes per naive-locator registration: \(show(figures.naiveRegistration))")

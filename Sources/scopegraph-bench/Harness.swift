@@ -36,7 +36,8 @@ struct Figure {
 
     init(samples: [Double]) {
         let sorted = samples.sorted()
-        median = sorted.count % 2 == 1
+        median =
+            sorted.count % 2 == 1
             ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
         low = sorted.first ?? .nan
         high = sorted.last ?? .nan
@@ -63,9 +64,10 @@ final class Harness {
         }
         let counts = try contenders.map(calibrate)
         for (contender, count) in zip(contenders, counts) { _ = try time(contender, count) }
-        return try interleave(contenders.indices.map { index in
-            { try self.time(contenders[index], counts[index]) / Double(counts[index]) }
-        })
+        return try interleave(
+            contenders.indices.map { index in
+                { try self.time(contenders[index], counts[index]) / Double(counts[index]) }
+            })
     }
 
     /// Runs each sampler `options.rounds` times, round by round in a rotating order, and

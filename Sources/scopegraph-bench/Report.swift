@@ -54,8 +54,10 @@ enum Report {
     }
 
     static func printTable(_ results: [ScenarioResult]) {
-        let header = ["scenario", "ScopeGraph ns", "(min–max)", "direct ns", "naive ns", "× direct", "× naive",
-                      "target", "measured", "met?"]
+        let header = [
+            "scenario", "ScopeGraph ns", "(min–max)", "direct ns", "naive ns", "× direct", "× naive",
+            "target", "measured", "met?",
+        ]
         var rows: [[String]] = []
         for result in results {
             let scopegraph = result.scopegraph?.median

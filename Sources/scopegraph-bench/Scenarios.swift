@@ -234,7 +234,9 @@ enum Scenarios {
             name: "F-1000-registrations", title: "F 1,000 register + resolve (total)",
             scopegraph: figures[0], direct: figures[1], naive: figures[2],
             target: Target(text: "≤ 1.0 × naive", measured: figures[0].median / figures[2].median, limit: 1.0),
-            notes: ["1,000 keys = one protocol under 1,000 ServiceTags (naive keyed by type and tag); a fresh container / locator per operation; direct = 1,000 initializer calls"])
+            notes: [
+                "1,000 keys = one protocol under 1,000 ServiceTags (naive keyed by type and tag); a fresh container / locator per operation; direct = 1,000 initializer calls"
+            ])
     }
 
     // MARK: H
@@ -284,6 +286,8 @@ enum Scenarios {
             name: "I-three-collaboration-links", title: "I A through 3 collaboration links",
             scopegraph: figures[0], direct: figures[1],
             extraFields: [("scopegraph_a_ns", figures[2].median)],
-            notes: ["no target in the issue; our A in the same rounds: \(Report.number(figures[2].median)) ns, ratio \(Report.ratio(figures[0].median / figures[2].median))"])
+            notes: [
+                "no target in the issue; our A in the same rounds: \(Report.number(figures[2].median)) ns, ratio \(Report.ratio(figures[0].median / figures[2].median))"
+            ])
     }
 }

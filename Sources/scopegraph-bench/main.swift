@@ -22,7 +22,8 @@ func loadAverage() -> String? {
 func progress(_ text: String) { FileHandle.standardError.write(Data("\(text)\n".utf8)) }
 
 let harness = Harness(options: options)
-let mode = options.callgrind ? "callgrind (\(options.callgrindOperations) operations)" : options.quick ? "quick" : "full"
+let mode =
+    options.callgrind ? "callgrind (\(options.callgrindOperations) operations)" : options.quick ? "quick" : "full"
 #if DEBUG
 let build = "debug (timings meaningless: use -c release)"
 #else

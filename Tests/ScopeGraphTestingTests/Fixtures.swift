@@ -9,7 +9,12 @@ import Testing
 final class Tally: Sendable {
     private let count = Locked(0)
     var value: Int { count.withLock { $0 } }
-    @discardableResult func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+    @discardableResult func increment() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 }
 
 protocol API: AnyObject, Sendable {

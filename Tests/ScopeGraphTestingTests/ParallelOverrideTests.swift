@@ -49,7 +49,9 @@ import Testing
         #expect(seen.count == taskCount)
         for (index, sighting) in seen {
             let mine = "fake \(index)"
-            #expect(sighting == Sighting(first: mine, afterSuspending: mine, inChildTask: mine, sameProfileThroughout: true))
+            #expect(
+                sighting == Sighting(first: mine, afterSuspending: mine, inChildTask: mine, sameProfileThroughout: true)
+            )
         }
         // One Profile per scope, none in the container; the real API was never needed.
         #expect(fixture.profileBuilds.value == taskCount)

@@ -24,8 +24,16 @@ import Testing
         private let lock = NSLock()
         private var _ready = false
         var ready: Bool {
-            get { lock.lock(); defer { lock.unlock() }; return _ready }
-            set { lock.lock(); _ready = newValue; lock.unlock() }
+            get {
+                lock.lock()
+                defer { lock.unlock() }
+                return _ready
+            }
+            set {
+                lock.lock()
+                _ready = newValue
+                lock.unlock()
+            }
         }
     }
 
@@ -126,8 +134,14 @@ import Testing
             first.register(Left.self, lifetime: .singleton) { _ in Left() }
             second.register(Right.self, lifetime: .singleton) { _ in Right() }
             // Each side's service needs the other side's singleton.
-            first.register(Cached.self, lifetime: .singleton) { r in _ = try r.resolve(Right.self); return Cached() }
-            second.register(Slow.self, lifetime: .singleton) { r in _ = try r.resolve(Left.self); return Slow() }
+            first.register(Cached.self, lifetime: .singleton) { r in
+                _ = try r.resolve(Right.self)
+                return Cached()
+            }
+            second.register(Slow.self, lifetime: .singleton) { r in
+                _ = try r.resolve(Left.self)
+                return Slow()
+            }
             let failures = RunCounter()
             runOnThreads(4) { index in
                 do {
@@ -247,7 +261,11 @@ import Testing
             let kinds = SharedBox<[String]>([])
             runOnThreads(2) { index in
                 do {
-                    if index == 0 { _ = try container.resolve(Left.self) } else { _ = try container.resolve(Right.self) }
+                    if index == 0 {
+                        _ = try container.resolve(Left.self)
+                    } else {
+                        _ = try container.resolve(Right.self)
+                    }
                     kinds.withLock { $0.append("success") }
                 } catch let error as ResolutionError {
                     kinds.withLock { $0.append("\(error.kind)") }
@@ -278,13 +296,17 @@ import Testing
                 }
             let readiness = SharedBox<[Bool]>([])
             let builder = Thread {
-                if let flagged = try? container.resolve(Flagged.self) { readiness.withLock { $0.append(flagged.ready) } }
+                if let flagged = try? container.resolve(Flagged.self) {
+                    readiness.withLock { $0.append(flagged.ready) }
+                }
             }
             builder.start()
             #expect(blockStarted.wait(timeout: .now() + 5) == .success)
             let readerDone = DispatchSemaphore(value: 0)
             Thread {
-                if let flagged = try? container.resolve(Flagged.self) { readiness.withLock { $0.append(flagged.ready) } }
+                if let flagged = try? container.resolve(Flagged.self) {
+                    readiness.withLock { $0.append(flagged.ready) }
+                }
                 readerDone.signal()
             }.start()
             finishBlock.signal()

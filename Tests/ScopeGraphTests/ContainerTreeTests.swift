@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// Containers: the tree (`makeChild`, `parent`, `children`), collaboration links, and who keeps
 /// whom alive.

@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// Cycles: constructor cycles throw `.circularDependency` with the path ending in the repeated
 /// key; property-injection cycles through `onResolved` resolve, each factory running once;
@@ -41,8 +41,14 @@ import ScopeGraph
     @Test(arguments: allLifetimes)
     func aTwoStepConstructorCycleThrowsWithThePathEndingInTheRepeatedKey(lifetime: Lifetime) throws {
         let container = Container(name: "root")
-        container.register(A.self, lifetime: lifetime) { r in _ = try r.resolve(B.self); return A() }
-        container.register(B.self, lifetime: lifetime) { r in _ = try r.resolve(A.self); return B() }
+        container.register(A.self, lifetime: lifetime) { r in
+            _ = try r.resolve(B.self)
+            return A()
+        }
+        container.register(B.self, lifetime: lifetime) { r in
+            _ = try r.resolve(A.self)
+            return B()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.key.typeName == "A")
@@ -52,7 +58,10 @@ import ScopeGraph
     @Test(arguments: allLifetimes)
     func aFactoryThatResolvesItsOwnKeyIsACycle(lifetime: Lifetime) throws {
         let container = Container(name: "root")
-        container.register(A.self, lifetime: lifetime) { r in _ = try r.resolve(A.self); return A() }
+        container.register(A.self, lifetime: lifetime) { r in
+            _ = try r.resolve(A.self)
+            return A()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.pathDescriptions == ["A", "A"])
@@ -60,10 +69,22 @@ import ScopeGraph
 
     @Test func aCycleBelowTheTopLevelRequestKeepsTheWholePath() throws {
         let container = Container(name: "root")
-        container.register(Top.self) { r in _ = try r.resolve(A.self); return Top() }
-        container.register(A.self) { r in _ = try r.resolve(B.self); return A() }
-        container.register(B.self) { r in _ = try r.resolve(C.self); return B() }
-        container.register(C.self) { r in _ = try r.resolve(A.self); return C() }
+        container.register(Top.self) { r in
+            _ = try r.resolve(A.self)
+            return Top()
+        }
+        container.register(A.self) { r in
+            _ = try r.resolve(B.self)
+            return A()
+        }
+        container.register(B.self) { r in
+            _ = try r.resolve(C.self)
+            return B()
+        }
+        container.register(C.self) { r in
+            _ = try r.resolve(A.self)
+            return C()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Top.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.pathDescriptions == ["Top", "A", "B", "C", "A"])
@@ -71,8 +92,14 @@ import ScopeGraph
 
     @Test func aTaggedKeyInACycleKeepsItsTagInThePath() throws {
         let container = Container(name: "root")
-        container.register(A.self, tag: "x") { r in _ = try r.resolve(B.self); return A() }
-        container.register(B.self) { r in _ = try r.resolve(A.self, tag: "x"); return B() }
+        container.register(A.self, tag: "x") { r in
+            _ = try r.resolve(B.self)
+            return A()
+        }
+        container.register(B.self) { r in
+            _ = try r.resolve(A.self, tag: "x")
+            return B()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self, tag: "x") }
         #expect(error.pathDescriptions == ["A[tag: \"x\"]", "B", "A[tag: \"x\"]"])
     }
@@ -80,7 +107,10 @@ import ScopeGraph
     @Test func resolvingTheSameKeyTwiceInOneGraphIsNotACycle() throws {
         let container = Container(name: "root")
         container.register(C.self, lifetime: .unique) { _ in C() }
-        container.register(B.self) { r in _ = try r.resolve(C.self); return B() }
+        container.register(B.self) { r in
+            _ = try r.resolve(C.self)
+            return B()
+        }
         container.register(A.self) { r in
             _ = try r.resolve(C.self)
             _ = try r.resolve(B.self)
@@ -93,8 +123,14 @@ import ScopeGraph
         // A lives in the root; as a graph registration its dependencies resolve from the child.
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
-        root.register(A.self) { r in _ = try r.resolve(B.self); return A() }
-        child.register(B.self) { r in _ = try r.resolve(A.self); return B() }
+        root.register(A.self) { r in
+            _ = try r.resolve(B.self)
+            return A()
+        }
+        child.register(B.self) { r in
+            _ = try r.resolve(A.self)
+            return B()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try child.resolve(A.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.pathDescriptions == ["A", "B", "A"])
@@ -106,8 +142,14 @@ import ScopeGraph
         let right = Container(name: "right")
         left.collaborate(with: right)
         right.collaborate(with: left)
-        left.register(A.self, lifetime: lifetime) { r in _ = try r.resolve(B.self); return A() }
-        right.register(B.self, lifetime: lifetime) { r in _ = try r.resolve(A.self); return B() }
+        left.register(A.self, lifetime: lifetime) { r in
+            _ = try r.resolve(B.self)
+            return A()
+        }
+        right.register(B.self, lifetime: lifetime) { r in
+            _ = try r.resolve(A.self)
+            return B()
+        }
         let fromLeft = try #require(throws: ResolutionError.self) { _ = try left.resolve(A.self) }
         #expect(fromLeft.kind.caseName == "circularDependency")
         #expect(fromLeft.pathDescriptions == ["A", "B", "A"])
@@ -122,7 +164,10 @@ import ScopeGraph
             if !breakCycle.withLock({ $0 }) { _ = try r.resolve(B.self) }
             return A()
         }
-        container.register(B.self, lifetime: .singleton) { r in _ = try r.resolve(A.self); return B() }
+        container.register(B.self, lifetime: .singleton) { r in
+            _ = try r.resolve(A.self)
+            return B()
+        }
         #expect(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
         breakCycle.withLock { $0 = true }
         _ = try container.resolve(A.self)
@@ -140,8 +185,11 @@ import ScopeGraph
             parentRuns.increment()
             return Parent(child: try r.resolve())
         }
-        container.register(Child.self, lifetime: lifetime) { _ in childRuns.increment(); return Child() }
-            .onResolved { r, child in child.parent = try r.resolve() }
+        container.register(Child.self, lifetime: lifetime) { _ in
+            childRuns.increment()
+            return Child()
+        }
+        .onResolved { r, child in child.parent = try r.resolve() }
         let parent = try container.resolve(Parent.self)
         #expect(parent.child.parent === parent)
         #expect(parentRuns.value == 1)
@@ -169,10 +217,16 @@ import ScopeGraph
         let container = Container(name: "root")
         let leftRuns = Counter()
         let rightRuns = Counter()
-        container.register(Left.self, lifetime: lifetime) { _ in leftRuns.increment(); return Left() }
-            .onResolved { r, left in left.right = try r.resolve() }
-        container.register(Right.self, lifetime: lifetime) { _ in rightRuns.increment(); return Right() }
-            .onResolved { r, right in right.left = try r.resolve() }
+        container.register(Left.self, lifetime: lifetime) { _ in
+            leftRuns.increment()
+            return Left()
+        }
+        .onResolved { r, left in left.right = try r.resolve() }
+        container.register(Right.self, lifetime: lifetime) { _ in
+            rightRuns.increment()
+            return Right()
+        }
+        .onResolved { r, right in right.left = try r.resolve() }
         let left = try container.resolve(Left.self)
         let right = try #require(left.right)
         #expect(right.left === left)
@@ -187,10 +241,16 @@ import ScopeGraph
         featureB.collaborate(with: featureA)
         let leftRuns = Counter()
         let rightRuns = Counter()
-        featureA.register(Left.self, lifetime: .singleton) { _ in leftRuns.increment(); return Left() }
-            .onResolved { r, left in left.right = try r.resolve() }
-        featureB.register(Right.self, lifetime: .singleton) { _ in rightRuns.increment(); return Right() }
-            .onResolved { r, right in right.left = try r.resolve() }
+        featureA.register(Left.self, lifetime: .singleton) { _ in
+            leftRuns.increment()
+            return Left()
+        }
+        .onResolved { r, left in left.right = try r.resolve() }
+        featureB.register(Right.self, lifetime: .singleton) { _ in
+            rightRuns.increment()
+            return Right()
+        }
+        .onResolved { r, right in right.left = try r.resolve() }
         let left = try featureA.resolve(Left.self)
         #expect(left.right?.left === left)
         #expect(try featureB.resolve(Right.self) === left.right)
@@ -227,8 +287,14 @@ import ScopeGraph
         let container = Container(name: "root")
         let log = EventLog()
         container.register(C.self) { _ in C() }.onResolved { _, _ in log.record("C") }
-        container.register(B.self) { r in _ = try r.resolve(C.self); return B() }.onResolved { _, _ in log.record("B") }
-        container.register(A.self) { r in _ = try r.resolve(B.self); return A() }.onResolved { _, _ in log.record("A") }
+        container.register(B.self) { r in
+            _ = try r.resolve(C.self)
+            return B()
+        }.onResolved { _, _ in log.record("B") }
+        container.register(A.self) { r in
+            _ = try r.resolve(B.self)
+            return A()
+        }.onResolved { _, _ in log.record("A") }
         _ = try container.resolve(A.self)
         #expect(log.events == ["C", "B", "A"])
     }
@@ -263,7 +329,10 @@ import ScopeGraph
         let container = Container(name: "root")
         let childRuns = Counter()
         let seenByBlock = Guarded<Child?>(nil)
-        container.register(Child.self, lifetime: lifetime) { _ in childRuns.increment(); return Child() }
+        container.register(Child.self, lifetime: lifetime) { _ in
+            childRuns.increment()
+            return Child()
+        }
         container.register(Parent.self) { r in Parent(child: try r.resolve()) }
             .onResolved { r, _ in
                 let child: Child = try r.resolve()
@@ -311,7 +380,10 @@ import ScopeGraph
         let aRuns = Counter()
         let bRuns = Counter()
         let attempts = Counter()
-        container.register(B.self, lifetime: .singleton) { _ in bRuns.increment(); return B() }
+        container.register(B.self, lifetime: .singleton) { _ in
+            bRuns.increment()
+            return B()
+        }
         container.register(A.self, lifetime: .singleton) { r in
             aRuns.increment()
             _ = try r.resolve(B.self)
@@ -359,7 +431,9 @@ import ScopeGraph
         #expect(error.path.map(\.typeName) == ["Ping", "Pong", "Ping"])
         #expect(builds.value == 2)
         // With one side shared within the graph, the same cycle closes and resolves.
-        container.register(Pong.self, lifetime: .graph) { _ in Pong() }.onResolved { r, pong in pong.ping = try r.resolve() }
+        container.register(Pong.self, lifetime: .graph) { _ in Pong() }.onResolved { r, pong in
+            pong.ping = try r.resolve()
+        }
         let ping = try container.resolve(Ping.self)
         #expect(ping.pong?.ping?.pong === ping.pong)
     }

@@ -106,7 +106,8 @@ struct ChildProcess {
     func waitForStatus(timeout: Double = 60, sourceLocation: SourceLocation = #_sourceLocation) -> Int32? {
         guard exited.wait(timeout: .now() + timeout) == .success else {
             process.terminate()
-            Issue.record("\(process.executableURL?.lastPathComponent ?? "process") did not exit within \(timeout) s",
+            Issue.record(
+                "\(process.executableURL?.lastPathComponent ?? "process") did not exit within \(timeout) s",
                 sourceLocation: sourceLocation)
             return nil
         }

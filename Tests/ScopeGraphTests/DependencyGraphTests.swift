@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ScopeGraph
+import Testing
 
 private final class GLogger: Sendable {}
 private final class GDatabase: Sendable {}
@@ -19,7 +19,10 @@ private final class GCheckout: Sendable {}
     private func shopTree() -> (app: Container, children: [Container]) {
         let app = Container(name: "app")
         app.register(GLogger.self, lifetime: .singleton) { _ in GLogger() }
-        app.register(GDatabase.self, tag: "main", lifetime: .eagerSingleton) { r in _ = try r.resolve(GLogger.self); return GDatabase() }
+        app.register(GDatabase.self, tag: "main", lifetime: .eagerSingleton) { r in
+            _ = try r.resolve(GLogger.self)
+            return GDatabase()
+        }
         app.register(GSession.self, lifetime: .unique) { (_, _: String) in GSession() }
         let catalog = app.makeChild(name: "catalog")
         catalog.register(GCatalog.self, lifetime: .perContainer) { r in
@@ -40,9 +43,18 @@ private final class GCheckout: Sendable {}
     /// with an empty child.
     private func brokenTree() -> (app: Container, empty: Container) {
         let app = Container(name: "app")
-        app.register(GPing.self, lifetime: .weakSingleton) { r in _ = try r.resolve(GPong.self); return GPing() }
-        app.register(GPong.self) { r in _ = try r.resolve(GPing.self); return GPong() }
-        app.register(GCheckout.self) { r in _ = try r.resolve((any GPayments).self); return GCheckout() }
+        app.register(GPing.self, lifetime: .weakSingleton) { r in
+            _ = try r.resolve(GPong.self)
+            return GPing()
+        }
+        app.register(GPong.self) { r in
+            _ = try r.resolve(GPing.self)
+            return GPong()
+        }
+        app.register(GCheckout.self) { r in
+            _ = try r.resolve((any GPayments).self)
+            return GCheckout()
+        }
         return (app, app.makeChild(name: "empty"))
     }
 
@@ -57,7 +69,10 @@ private final class GCheckout: Sendable {}
                 "GCatalog (perContainer) in 'catalog'",
                 "GCart (graph) in 'cart'",
             ])
-        #expect(graph.nodes[3] == DependencyGraph.Node(key: ServiceKey(typeName: "GCatalog"), container: "catalog", lifetime: .perContainer))
+        #expect(
+            graph.nodes[3]
+                == DependencyGraph.Node(
+                    key: ServiceKey(typeName: "GCatalog"), container: "catalog", lifetime: .perContainer))
     }
 
     @Test func edgesAreTheDependenciesObservedByTheDryRun() {
@@ -77,7 +92,10 @@ private final class GCheckout: Sendable {}
     @Test func sampleArgumentsAddTheEdgesOfRegistrationsThatNeedThem() {
         let app = Container(name: "app")
         app.register(GLogger.self, lifetime: .singleton) { _ in GLogger() }
-        app.register(GSession.self) { (r, _: String) in _ = try r.resolve(GLogger.self); return GSession() }
+        app.register(GSession.self) { (r, _: String) in
+            _ = try r.resolve(GLogger.self)
+            return GSession()
+        }
         #expect(app.dependencyGraph().edges.isEmpty)
         var options = ValidationOptions()
         options.provideArguments(for: GSession.self, "token")
@@ -87,12 +105,13 @@ private final class GCheckout: Sendable {}
     @Test func aChildsGraphShowsTheOutsideRegistrationsItUses() {
         let tree = shopTree()
         let graph = tree.children[1].dependencyGraph()
-        #expect(graph.nodes.map(\.description) == [
-            "GCart (graph) in 'cart'",
-            #"GDatabase[tag: "main"] (eagerSingleton) in 'app'"#,
-            "GLogger (singleton) in 'app'",
-            "GCatalog (perContainer) in 'catalog'",
-        ])
+        #expect(
+            graph.nodes.map(\.description) == [
+                "GCart (graph) in 'cart'",
+                #"GDatabase[tag: "main"] (eagerSingleton) in 'app'"#,
+                "GLogger (singleton) in 'app'",
+                "GCatalog (perContainer) in 'catalog'",
+            ])
         #expect(graph.dot().contains("label=\"catalog (outside)\";"))
     }
 
@@ -238,7 +257,8 @@ private final class GCheckout: Sendable {}
                   linkStyle 0,1,2 stroke:#d00,stroke-width:2px
 
                 """)
-        #expect(tree.app.dependencyGraph().cycleEdges.map(\.description).sorted() == ["GPing -> GPong", "GPong -> GPing"])
+        #expect(
+            tree.app.dependencyGraph().cycleEdges.map(\.description).sorted() == ["GPing -> GPong", "GPong -> GPing"])
     }
 
     // Rendering needs Graphviz's `dot` (`apt-get install -y graphviz`; .ci/run installs it).

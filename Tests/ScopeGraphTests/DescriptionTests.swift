@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// Descriptions: a container prints its subtree (names, links, registrations); keys, tags,
 /// lifetimes and error kinds print as the decisions give them.
@@ -103,12 +103,13 @@ import ScopeGraph
 
     enum Region: String { case europe = "eu" }
 
-    @Test(arguments: [
-        (ServiceTag("primary"), "\"primary\""),
-        ("literal", "\"literal\""),
-        (42, "\"42\""),
-        (ServiceTag(Region.europe), "\"eu\""),
-    ] as [(ServiceTag, String)])
+    @Test(
+        arguments: [
+            (ServiceTag("primary"), "\"primary\""),
+            ("literal", "\"literal\""),
+            (42, "\"42\""),
+            (ServiceTag(Region.europe), "\"eu\""),
+        ] as [(ServiceTag, String)])
     func aTagPrintsAsItsQuotedName(tag: ServiceTag, expected: String) {
         #expect(tag.description == expected)
     }

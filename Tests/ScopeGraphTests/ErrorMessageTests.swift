@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 private final class EDatabase: Sendable {}
 private final class ERepository: Sendable {}
@@ -95,7 +95,10 @@ struct MessageCase: Sendable, CustomStringConvertible {
             ],
             resolve: {
                 let app = Container(name: "app")
-                app.register(ERepository.self, lifetime: .singleton) { r in _ = try r.resolve(EDatabase.self); return ERepository() }
+                app.register(ERepository.self, lifetime: .singleton) { r in
+                    _ = try r.resolve(EDatabase.self)
+                    return ERepository()
+                }
                 let feature = app.makeChild(name: "feature")
                 feature.register(EDatabase.self) { _ in EDatabase() }
                 _ = try feature.resolve(ERepository.self)
@@ -160,8 +163,14 @@ struct MessageCase: Sendable, CustomStringConvertible {
             ],
             resolve: {
                 let app = Container(name: "app")
-                app.register(ERepository.self) { r in _ = try r.resolve(EDatabase.self); return ERepository() }
-                app.register(EDatabase.self) { r in _ = try r.resolve(ERepository.self); return EDatabase() }
+                app.register(ERepository.self) { r in
+                    _ = try r.resolve(EDatabase.self)
+                    return ERepository()
+                }
+                app.register(EDatabase.self) { r in
+                    _ = try r.resolve(ERepository.self)
+                    return EDatabase()
+                }
                 _ = try app.resolve(ERepository.self)
             }),
         MessageCase(
@@ -172,7 +181,10 @@ struct MessageCase: Sendable, CustomStringConvertible {
             ],
             resolve: {
                 let app = Container(name: "app")
-                app.register(ERepository.self) { r in _ = try r.resolve(EDatabase.self); return ERepository() }
+                app.register(ERepository.self) { r in
+                    _ = try r.resolve(EDatabase.self)
+                    return ERepository()
+                }
                 app.register(EDatabase.self) { _ in throw EDiskFull() }
                 _ = try app.resolve(ERepository.self)
             }),

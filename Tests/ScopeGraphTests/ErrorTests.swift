@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// Errors: one `ResolutionError` about the deepest cause with the whole path, never wrapped
 /// per level; a failed resolve caches nothing partly built; the description is actionable.
@@ -15,9 +15,18 @@ import ScopeGraph
 
     /// App -> Checkout -> Payments -> Gateway, every one built through the resolver.
     private func registerChain(in container: Container, lifetime: Lifetime = .graph) {
-        container.register(App.self, lifetime: lifetime) { r in _ = try r.resolve(Checkout.self); return App() }
-        container.register(Checkout.self, lifetime: lifetime) { r in _ = try r.resolve(Payments.self); return Checkout() }
-        container.register(Payments.self, lifetime: lifetime) { r in _ = try r.resolve(Gateway.self); return Payments() }
+        container.register(App.self, lifetime: lifetime) { r in
+            _ = try r.resolve(Checkout.self)
+            return App()
+        }
+        container.register(Checkout.self, lifetime: lifetime) { r in
+            _ = try r.resolve(Payments.self)
+            return Checkout()
+        }
+        container.register(Payments.self, lifetime: lifetime) { r in
+            _ = try r.resolve(Gateway.self)
+            return Payments()
+        }
     }
 
     // MARK: The deepest cause
@@ -83,7 +92,10 @@ import ScopeGraph
     @Test func aTypeMismatchReportsTheForwardedKeyAndPath() throws {
         let container = Container(name: "root")
         container.register(Payments.self) { _ in Payments() }.implements(Gateway.self)
-        container.register(Checkout.self) { r in _ = try r.resolve(Gateway.self); return Checkout() }
+        container.register(Checkout.self) { r in
+            _ = try r.resolve(Gateway.self)
+            return Checkout()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Checkout.self) }
         #expect(error.kind.caseName == "typeMismatch")
         #expect(error.key == ServiceKey(typeName: "Gateway"))
@@ -126,8 +138,11 @@ import ScopeGraph
         let container = Container(name: "root")
         let analyticsRuns = Counter()
         let gatewayAttempts = Counter()
-        container.register(Analytics.self, lifetime: .singleton) { _ in analyticsRuns.increment(); return Analytics() }
-            .onResolved { _, analytics in analytics.ready = true }
+        container.register(Analytics.self, lifetime: .singleton) { _ in
+            analyticsRuns.increment()
+            return Analytics()
+        }
+        .onResolved { _, analytics in analytics.ready = true }
         container.register(Gateway.self) { _ in
             if gatewayAttempts.increment() == 1 { throw Boom() }
             return Gateway()
@@ -146,7 +161,10 @@ import ScopeGraph
     @Test func aFailedResolveLeavesEarlierCachedInstancesAlone() throws {
         let container = Container(name: "root")
         let gatewayRuns = Counter()
-        container.register(Gateway.self, lifetime: .singleton) { _ in gatewayRuns.increment(); return Gateway() }
+        container.register(Gateway.self, lifetime: .singleton) { _ in
+            gatewayRuns.increment()
+            return Gateway()
+        }
         container.register(App.self) { r in
             _ = try r.resolve(Gateway.self)
             throw Boom()
@@ -174,7 +192,10 @@ import ScopeGraph
     @Test func theStartingChildIsSuggestedWhenAnOwnerRootedSingletonCannotSeeIt() throws {
         let root = Container(name: "root")
         let feature = root.makeChild(name: "feature")
-        root.register(Payments.self, lifetime: .singleton) { r in _ = try r.resolve(Gateway.self); return Payments() }
+        root.register(Payments.self, lifetime: .singleton) { r in
+            _ = try r.resolve(Gateway.self)
+            return Payments()
+        }
         feature.register(Gateway.self) { _ in Gateway() }
         let error = try #require(throws: ResolutionError.self) { _ = try feature.resolve(Payments.self) }
         #expect(error.kind.caseName == "notRegistered")
@@ -199,7 +220,9 @@ import ScopeGraph
             _ = try container.resolve(Gateway.self, tag: nil, arguments: 3)
         }
         #expect(error.kind.caseName == "argumentMismatch")
-        #expect(error.suggestions.contains { $0.contains("String") && $0.contains("Int") }, "suggestions: \(error.suggestions)")
+        #expect(
+            error.suggestions.contains { $0.contains("String") && $0.contains("Int") },
+            "suggestions: \(error.suggestions)")
     }
 
     @Test func suggestionsComeFromEveryContainerTheWalkVisits() throws {
@@ -247,8 +270,14 @@ import ScopeGraph
 
     @Test func theDescriptionOfACycleShowsThePath() throws {
         let container = Container(name: "root")
-        container.register(App.self) { r in _ = try r.resolve(Checkout.self); return App() }
-        container.register(Checkout.self) { r in _ = try r.resolve(App.self); return Checkout() }
+        container.register(App.self) { r in
+            _ = try r.resolve(Checkout.self)
+            return App()
+        }
+        container.register(Checkout.self) { r in
+            _ = try r.resolve(App.self)
+            return Checkout()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
         let pathLine = error.description.split(separator: "\n").first { line in
             guard let app = line.range(of: "App"), let checkout = line.range(of: "Checkout") else { return false }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ScopeGraph
+import Testing
 
 /// The error injected faults throw.
 private struct InjectedFault: Error, CustomStringConvertible {
@@ -81,7 +81,9 @@ private final class FragileService: Sendable {
             faultsSeen += outcome.faultsSeen
             guard outcome.isClean else { break }
         }
-        print("FaultInjectionTests: \(Self.rounds) rounds x \(Self.threads) threads: \(returned) instances returned, \(faultsSeen) injected faults surfaced")
+        print(
+            "FaultInjectionTests: \(Self.rounds) rounds x \(Self.threads) threads: \(returned) instances returned, \(faultsSeen) injected faults surfaced"
+        )
         #expect(faultsSeen > 100, "too few faults were injected for the test to prove anything")
         #expect(returned > 1_000, "too few resolves succeeded for the test to prove anything")
     }
@@ -105,13 +107,16 @@ private final class FragileService: Sendable {
                     let service = try start.resolve(FragileService.self, tag: ServiceTag(label))
                     var seen: Set<ObjectIdentifier> = []
                     let defects = service.defects(seen: &seen)
-                    if !defects.isEmpty { failures.append("\(label) from \(start.name) was handed out with: \(defects)") }
+                    if !defects.isEmpty {
+                        failures.append("\(label) from \(start.name) was handed out with: \(defects)")
+                    }
                     returned.append(service)
                 } catch let error as ResolutionError {
                     if case .factoryFailed(let cause) = error.kind, cause is InjectedFault {
                         faultsSeen += 1
                     } else {
-                        failures.append("\(label) from \(start.name) threw an error other than the injected fault:\n\(error)")
+                        failures.append(
+                            "\(label) from \(start.name) threw an error other than the injected fault:\n\(error)")
                     }
                 } catch {
                     failures.append("\(label) from \(start.name) threw a non-ResolutionError: \(error)")

@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// Type forwarding with `implements`: the same instance wherever the lifetime shares it,
 /// `typeMismatch` for a non-conforming instance, tags on forwarded keys.
@@ -27,9 +27,12 @@ import ScopeGraph
     func cachedLifetimesGiveTheSameInstanceThroughEveryType(lifetime: Lifetime) throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(ConsoleLogger.self, lifetime: lifetime) { _ in runs.increment(); return ConsoleLogger() }
-            .implements((any Logging).self)
-            .implements((any Tracing).self)
+        container.register(ConsoleLogger.self, lifetime: lifetime) { _ in
+            runs.increment()
+            return ConsoleLogger()
+        }
+        .implements((any Logging).self)
+        .implements((any Tracing).self)
         let concrete = try container.resolve(ConsoleLogger.self)
         let logging = try container.resolve((any Logging).self)
         let tracing = try container.resolve((any Tracing).self)

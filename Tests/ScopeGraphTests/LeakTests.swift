@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ScopeGraph
+import Testing
 
 /// A protocol the leak probe is forwarded to.
 private protocol LeakService: AnyObject, Sendable {}
@@ -51,7 +51,9 @@ private struct Watched<Object: AnyObject> {
         var right: Container? = Container(name: "right")
         left!.collaborate(with: right!)
         right!.collaborate(with: left!)
-        left!.register(LeakProbe.self, tag: "left", lifetime: .singleton) { r in LeakProbe([try r.resolve(tag: "right")]) }
+        left!.register(LeakProbe.self, tag: "left", lifetime: .singleton) { r in
+            LeakProbe([try r.resolve(tag: "right")])
+        }
         right!.register(LeakProbe.self, tag: "right", lifetime: .singleton) { _ in LeakProbe() }
         let instance = Watched(try left!.resolve(LeakProbe.self, tag: "left"))
         _ = try right!.resolve(LeakProbe.self, tag: "left")
@@ -137,7 +139,8 @@ private struct Watched<Object: AnyObject> {
         child.removeAll()
         #expect(scoped.isFreed)
         #expect(own.isFreed)
-        #expect(try root.resolve(LeakProbe.self, tag: "scoped") === rootScoped, "removeAll on a child emptied its parent")
+        #expect(
+            try root.resolve(LeakProbe.self, tag: "scoped") === rootScoped, "removeAll on a child emptied its parent")
     }
 
     @Test func perContainerInstancesOfADroppedChildAreFreed() throws {
@@ -173,7 +176,9 @@ private struct Watched<Object: AnyObject> {
         let container = Container(name: "root")
         container.register(LeakProbe.self, tag: "graph") { _ in LeakProbe() }
         container.register(LeakProbe.self, tag: "unique", lifetime: .unique) { _ in LeakProbe() }
-        container.register(LeakProbe.self) { r in LeakProbe([try r.resolve(tag: "graph"), try r.resolve(tag: "unique")]) }
+        container.register(LeakProbe.self) { r in
+            LeakProbe([try r.resolve(tag: "graph"), try r.resolve(tag: "unique")])
+        }
         var top: LeakProbe? = try container.resolve(LeakProbe.self)
         let graph = Watched(top!.dependencies[0])
         let unique = Watched(top!.dependencies[1])

@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// The six lifetimes: where each instance lives, and which container its factory resolves
 /// its dependencies from (owner-rooted for singletons, the starting container otherwise).
@@ -98,7 +98,8 @@ import ScopeGraph
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
             root.register(Service.self, lifetime: .graph) { _ in Service(run: 0) }
-            root.register(Pair.self, lifetime: .singleton) { r in Pair(first: try r.resolve(), second: try r.resolve()) }
+            root.register(Pair.self, lifetime: .singleton) { r in Pair(first: try r.resolve(), second: try r.resolve())
+            }
             root.register(Trio.self) { r in Trio(pair: try r.resolve(), direct: try r.resolve()) }
             let trio = try (startAtChild ? child : root).resolve(Trio.self)
             #expect(trio.pair.first === trio.pair.second)
@@ -318,7 +319,8 @@ import ScopeGraph
         let container = Container(name: "root")
         let runs = Counter()
         container.register(Service.self, lifetime: .eagerSingleton) { _ in Service(run: runs.increment()) }
-        container.register(Service.self, tag: "other", lifetime: .eagerSingleton) { _ in Service(run: runs.increment()) }
+        container.register(Service.self, tag: "other", lifetime: .eagerSingleton) { _ in Service(run: runs.increment())
+        }
         try container.bootstrap()
         #expect(runs.value == 2)
         try container.bootstrap()
@@ -344,7 +346,10 @@ import ScopeGraph
         let built = EventLog()
         for container in [root, child, grandchild] {
             let name = container.name
-            container.register(Service.self, lifetime: .eagerSingleton) { _ in built.record(name); return Service(run: 0) }
+            container.register(Service.self, lifetime: .eagerSingleton) { _ in
+                built.record(name)
+                return Service(run: 0)
+            }
         }
         try child.bootstrap()
         #expect(built.events.sorted() == ["child", "grandchild"])
@@ -365,7 +370,8 @@ import ScopeGraph
     @Test func bootstrapSkipsEagerSingletonsThatNeedRuntimeArguments() throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(Service.self, lifetime: .eagerSingleton) { (_, n: Int) in Service(run: runs.increment() + n) }
+        container.register(Service.self, lifetime: .eagerSingleton) { (_, n: Int) in Service(run: runs.increment() + n)
+        }
         try container.bootstrap()
         #expect(runs.value == 0)
     }

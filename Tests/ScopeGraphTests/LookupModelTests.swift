@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ScopeGraph
+import Testing
 
 /// What a lookup-model registration builds: the id tells which registration answered.
 private struct LookupProbe: Sendable {
@@ -158,7 +158,9 @@ private struct LookupModel {
         var seen: Set<ModelKey> = []
         var ids: [Int] = []
         for node in walkOrder(from: start) {
-            let own = nodes[node].registrations.filter { !$0.key.takesArgument }.sorted { $0.value.sequence < $1.value.sequence }
+            let own = nodes[node].registrations.filter { !$0.key.takesArgument }.sorted {
+                $0.value.sequence < $1.value.sequence
+            }
             for (key, registration) in own where seen.insert(key).inserted { ids.append(registration.id) }
         }
         return ids
@@ -269,10 +271,14 @@ private struct LookupRun {
         return nil
     }
 
-    static func register(_ key: ModelKey, id: Int, lifetime: Lifetime, in container: Container) -> Registration<LookupProbe> {
+    static func register(_ key: ModelKey, id: Int, lifetime: Lifetime, in container: Container) -> Registration<
+        LookupProbe
+    > {
         let tag = key.tag.map { ServiceTag($0) }
         if key.takesArgument {
-            return container.register(LookupProbe.self, tag: tag, lifetime: lifetime) { (_, _: Int) in LookupProbe(id: id) }
+            return container.register(LookupProbe.self, tag: tag, lifetime: lifetime) { (_, _: Int) in
+                LookupProbe(id: id)
+            }
         }
         return container.register(LookupProbe.self, tag: tag, lifetime: lifetime) { _ in LookupProbe(id: id) }
     }
@@ -319,7 +325,8 @@ private struct LookupRun {
         let actual = Self.resolveAll(in: containers[start]!)
         guard expected != actual else { return nil }
         return LookupFailure(
-            operation: "resolveAll(LookupProbe.self) from \(model.nodes[start].name)", expected: expected, actual: actual,
+            operation: "resolveAll(LookupProbe.self) from \(model.nodes[start].name)", expected: expected,
+            actual: actual,
             replay: { model in Self.resolveAll(in: Self.rebuild(model)[start]!) })
     }
 
@@ -389,7 +396,8 @@ private struct LookupRun {
             lines.append(
                 again == failure.expected
                     ? "Containers rebuilt from this state alone answer correctly: the failure depends on history (memoized lookups?)."
-                    : "Containers rebuilt from this state alone answer \(again): the failure reproduces without history.")
+                    : "Containers rebuilt from this state alone answer \(again): the failure reproduces without history."
+            )
         }
         return lines.joined(separator: "\n")
     }

@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// Lookup order: own registrations, then collaborators in link order, then the parent; each
 /// container visited at most once; the error lists the containers searched in that order.

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ScopeGraph
+import Testing
 
 private final class Gadget: Sendable {
     let name: String
@@ -192,13 +192,17 @@ private protocol Unrelated: Sendable {}
         let builder = Reliability.withWatchdogAsync { try container.resolve(Gadget.self).name }
         #expect(entered.wait(timeout: .now() + 10) == .success, "the factory never started")
         // A second resolve of the same slot waits for the builder; the registration goes meanwhile.
-        let waiter = Reliability.withWatchdogAsync { try container.resolveIfRegistered(Gadget.self)?.name ?? "not registered" }
+        let waiter = Reliability.withWatchdogAsync {
+            try container.resolveIfRegistered(Gadget.self)?.name ?? "not registered"
+        }
         container.remove(registration)
         proceed.signal()
         let built = try builder.wait()
         let waited = try waiter.wait()
         #expect(built == "in flight", "the building resolve hung or failed")
-        #expect(waited == "in flight" || waited == "not registered", "the waiting resolve gave \(waited ?? "nothing: it hung")")
+        #expect(
+            waited == "in flight" || waited == "not registered",
+            "the waiting resolve gave \(waited ?? "nothing: it hung")")
         #expect(try container.resolveIfRegistered(Gadget.self) == nil)
     }
 
@@ -231,7 +235,8 @@ private protocol Unrelated: Sendable {}
             }
         }
         container.register(Gadget.self, tag: "witness") { _ in Gadget("witness") }
-        let removed = container.register(DeinitHook.self, tag: "removed", lifetime: .singleton) { _ in hooked("removed") }
+        let removed = container.register(DeinitHook.self, tag: "removed", lifetime: .singleton) { _ in hooked("removed")
+        }
         container.register(DeinitHook.self, tag: "replaced", lifetime: .singleton) { _ in hooked("replaced") }
         child.register(DeinitHook.self, tag: "cleared", lifetime: .singleton) { _ in hooked("cleared") }
         child.register(Gadget.self, tag: "witness") { _ in Gadget("child witness") }
@@ -290,7 +295,9 @@ private protocol Unrelated: Sendable {}
             }
         }
         guard finished else { return }  // runOnThreads recorded the hang
-        #expect(unexpected.current.count == 0, "\(unexpected.current.count) unexpected errors, first: \(unexpected.current.first ?? "")")
+        #expect(
+            unexpected.current.count == 0,
+            "\(unexpected.current.count) unexpected errors, first: \(unexpected.current.first ?? "")")
         #expect(counts.current.resolved > 0 && counts.current.clears > 0, "\(counts.current)")
         registerAll()
         #expect(try child.resolve(Gadget.self, tag: "graph").name == "gadget")
@@ -312,7 +319,8 @@ private protocol Unrelated: Sendable {}
         let app = Container(name: "app")
         var feature: Container? = Container(name: "feature")
         app.collaborate(with: feature!)
-        feature!.register(Gadget.self, lifetime: .singleton) { r in Gadget(try r.resolve(Gadget.self, tag: "part").name) }
+        feature!.register(Gadget.self, lifetime: .singleton) { r in Gadget(try r.resolve(Gadget.self, tag: "part").name)
+        }
         feature!.register(Gadget.self, tag: "part") { _ in Gadget("part") }
         let unexpected = SharedBox<[String]>([])
         let outcomes = SharedBox((resolved: 0, missing: 0))

@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// Registration: keys (type, tag, argument types), tags, last wins, `remove`, `removeAll`,
 /// runtime arguments through parameter packs.
@@ -101,7 +101,10 @@ import ScopeGraph
     @Test func replacingASingletonDropsItsCachedInstance() throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(Service.self, lifetime: .singleton) { _ in runs.increment(); return Service("first") }
+        container.register(Service.self, lifetime: .singleton) { _ in
+            runs.increment()
+            return Service("first")
+        }
         weak var weakFirst: Service?
         do {
             let first = try container.resolve(Service.self)
@@ -169,7 +172,10 @@ import ScopeGraph
         #expect(weakService != nil)
         container.remove(registration)
         #expect(weakService == nil)
-        container.register(Service.self, lifetime: .singleton) { _ in runs.increment(); return Service("y") }
+        container.register(Service.self, lifetime: .singleton) { _ in
+            runs.increment()
+            return Service("y")
+        }
         #expect(try container.resolve(Service.self).label == "y")
         #expect(runs.value == 2)
     }
@@ -321,7 +327,9 @@ import ScopeGraph
         container.register(Session.self) { (_, n: Int, s: String) in Session(["\(n)", s]) }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Session.self) }
         #expect(error.kind.caseName == "argumentMismatch")
-        #expect(error.suggestions.contains { $0.contains("Int") && $0.contains("String") }, "suggestions: \(error.suggestions)")
+        #expect(
+            error.suggestions.contains { $0.contains("Int") && $0.contains("String") },
+            "suggestions: \(error.suggestions)")
     }
 
     @Test func resolvingWithArgumentsWhenNoneAreRegisteredThrowsArgumentMismatch() throws {

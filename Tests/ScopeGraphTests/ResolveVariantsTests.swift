@@ -1,5 +1,5 @@
-import Testing
 import ScopeGraph
+import Testing
 
 /// `resolveIfRegistered`, `resolveAll`, optionals, and resolves made from inside a factory.
 @Suite struct ResolveVariantsTests {
@@ -59,14 +59,19 @@ import ScopeGraph
     @Test func resolveIfRegisteredStillThrowsWhenTheFactoryFails() throws {
         let container = Container(name: "root")
         container.register(Dependency.self) { _ in throw Boom("broken") }
-        let error = try #require(throws: ResolutionError.self) { _ = try container.resolveIfRegistered(Dependency.self) }
+        let error = try #require(throws: ResolutionError.self) {
+            _ = try container.resolveIfRegistered(Dependency.self)
+        }
         #expect(error.kind.caseName == "factoryFailed")
         #expect(error.kind.underlyingError as? Boom == Boom("broken"))
     }
 
     @Test func resolveIfRegisteredStillThrowsWhenADependencyIsMissing() throws {
         let container = Container(name: "root")
-        container.register(Owner.self) { r in _ = try r.resolve(Dependency.self); return Owner() }
+        container.register(Owner.self) { r in
+            _ = try r.resolve(Dependency.self)
+            return Owner()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolveIfRegistered(Owner.self) }
         #expect(error.kind.caseName == "notRegistered")
         #expect(error.key.typeName == "Dependency")
@@ -75,7 +80,9 @@ import ScopeGraph
     @Test func resolveIfRegisteredStillThrowsOnArgumentMismatch() throws {
         let container = Container(name: "root")
         container.register(Dependency.self) { (_, n: Int) in Dependency() }
-        let error = try #require(throws: ResolutionError.self) { _ = try container.resolveIfRegistered(Dependency.self) }
+        let error = try #require(throws: ResolutionError.self) {
+            _ = try container.resolveIfRegistered(Dependency.self)
+        }
         #expect(error.kind.caseName == "argumentMismatch")
     }
 
@@ -226,8 +233,14 @@ import ScopeGraph
 
     @Test func containerResolveInsideAFactoryJoinsTheResolveForCycleDetection() throws {
         let container = Container(name: "root")
-        container.register(A.self) { [unowned container] _ in _ = try container.resolve(B.self); return A() }
-        container.register(B.self) { [unowned container] _ in _ = try container.resolve(A.self); return B() }
+        container.register(A.self) { [unowned container] _ in
+            _ = try container.resolve(B.self)
+            return A()
+        }
+        container.register(B.self) { [unowned container] _ in
+            _ = try container.resolve(A.self)
+            return B()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.pathDescriptions == ["A", "B", "A"])

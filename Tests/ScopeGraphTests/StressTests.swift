@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ScopeGraph
+import Testing
 
 /// An instance built by the stress test's factories.
 private final class StressService: Sendable {
@@ -67,7 +67,9 @@ private final class StressService: Sendable {
         #expect(result.failures.count == 0, "failures found by the stress threads")
         #expect(stats.conflicts.isEmpty, "threads saw different instances for one slot: \(stats.conflicts.prefix(5))")
         let rebuilt = world.factoryRuns.current.filter { $0.value != 1 }
-        #expect(rebuilt.isEmpty, "cached slots whose factory ran more than once: \(rebuilt.sorted { $0.key < $1.key }.prefix(10))")
+        #expect(
+            rebuilt.isEmpty,
+            "cached slots whose factory ran more than once: \(rebuilt.sorted { $0.key < $1.key }.prefix(10))")
         #expect(result.resolves > Self.threadCount * 10, "the threads did almost nothing: \(result.resolves) resolves")
         #expect(world.factoryRuns.current.count > Self.containerCount, "too few cached slots were exercised")
 
@@ -358,7 +360,8 @@ private struct StressWorker {
         let lifetime = StressTests.lifetimes[random.below(StressTests.lifetimes.count)]
         let base = "base\(random.below(4))"
         let registration = container.register(StressService.self, tag: ServiceTag(tag), lifetime: lifetime) { r in
-            StressService(label: tag, slot: nil, dependencies: [try r.resolve(StressService.self, tag: ServiceTag(base))])
+            StressService(
+                label: tag, slot: nil, dependencies: [try r.resolve(StressService.self, tag: ServiceTag(base))])
         }
         churn.append((container, registration))
         if churn.count > 64 { churn.removeFirst() }

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ScopeGraph
+import Testing
 
 private final class TLogger: Sendable {}
 private final class TDatabase: Sendable {
@@ -109,15 +109,17 @@ private final class TraceEventLog: @unchecked Sendable {
                 _ = try tree.app.resolve(TDatabase.self)
             }
         }
-        #expect(summary(outer.all) == [
-            "0 TLogger by - in 'app' from 'app' singleton new",
-            "1 TLogger by TDatabase in 'app' from 'app' singleton cached",
-            "0 TDatabase by - in 'app' from 'app' singleton new",
-        ])
-        #expect(summary(inner.all) == [
-            "1 TLogger by TDatabase in 'app' from 'app' singleton cached",
-            "0 TDatabase by - in 'app' from 'app' singleton new",
-        ])
+        #expect(
+            summary(outer.all) == [
+                "0 TLogger by - in 'app' from 'app' singleton new",
+                "1 TLogger by TDatabase in 'app' from 'app' singleton cached",
+                "0 TDatabase by - in 'app' from 'app' singleton new",
+            ])
+        #expect(
+            summary(inner.all) == [
+                "1 TLogger by TDatabase in 'app' from 'app' singleton cached",
+                "0 TDatabase by - in 'app' from 'app' singleton new",
+            ])
     }
 
     @Test func tracesAsyncOperationsAndTheirChildTasks() async throws {

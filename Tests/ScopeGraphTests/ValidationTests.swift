@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import ScopeGraph
+import Testing
 
 // Services of the validated trees. Every name is prefixed with `V` so they do not clash with
 // the types of other test files.
@@ -61,8 +61,14 @@ private final class ValidationRunCounter: @unchecked Sendable {
         }
         checkout.register(VReceipt.self) { (_, number: Int) in VReceipt(number: number) }
         let profile = app.makeChild(name: "profile")
-        profile.register(VProfile.self, tag: "a") { r in _ = try r.resolve(VProfile.self, tag: "b"); return VProfile() }
-        profile.register(VProfile.self, tag: "b") { r in _ = try r.resolve(VProfile.self, tag: "a"); return VProfile() }
+        profile.register(VProfile.self, tag: "a") { r in
+            _ = try r.resolve(VProfile.self, tag: "b")
+            return VProfile()
+        }
+        profile.register(VProfile.self, tag: "b") { r in
+            _ = try r.resolve(VProfile.self, tag: "a")
+            return VProfile()
+        }
         profile.register(VAvatar.self) { _ in throw VBrokenFactory() }
         profile.register(VGreeterImpl.self) { _ in VGreeterImpl() }.implements((any VGreeter).self)
         return (app, checkout, profile)
@@ -93,16 +99,28 @@ private final class ValidationRunCounter: @unchecked Sendable {
         let report = tree.app.validate()
         let lines = report.description.split(separator: "\n").map(String.init)
         #expect(lines.first == "Validation failed: 4 errors, 3 warnings (12 registrations in 3 containers)")
-        #expect(lines.filter { $0.hasPrefix("Container ") } == ["Container 'app'", "Container 'checkout'", "Container 'profile'"])
+        #expect(
+            lines.filter { $0.hasPrefix("Container ") } == [
+                "Container 'app'", "Container 'checkout'", "Container 'profile'",
+            ])
         #expect(lines[1] == "Container 'app'")
         #expect(lines[2].hasPrefix("  warning: VSettings: weakSingleton of a value type"))
     }
 
     @Test func aFailureCausedByAnotherRegistrationIsReportedOnceAtItsCause() {
         let app = Container(name: "app")
-        app.register(VScreen.self) { r in _ = try r.resolve(VCheckout.self); return VScreen() }
-        app.register(VCheckout.self) { r in _ = try r.resolve((any VPaymentGateway).self); return VCheckout() }
-        app.register(VStore.self, lifetime: .singleton) { r in _ = try r.resolve(VAvatar.self); return VStore(helper: VHelper(cache: VCache())) }
+        app.register(VScreen.self) { r in
+            _ = try r.resolve(VCheckout.self)
+            return VScreen()
+        }
+        app.register(VCheckout.self) { r in
+            _ = try r.resolve((any VPaymentGateway).self)
+            return VCheckout()
+        }
+        app.register(VStore.self, lifetime: .singleton) { r in
+            _ = try r.resolve(VAvatar.self)
+            return VStore(helper: VHelper(cache: VCache()))
+        }
         app.register(VAvatar.self) { _ in throw VBrokenFactory() }
         let report = app.validate()
         #expect(
@@ -114,12 +132,24 @@ private final class ValidationRunCounter: @unchecked Sendable {
 
     @Test func aCycleEnteredFromOutsideIsOneIssue() {
         let app = Container(name: "app")
-        app.register(VScreen.self) { r in _ = try r.resolve(VProfile.self, tag: "a"); return VScreen() }
-        app.register(VProfile.self, tag: "a") { r in _ = try r.resolve(VProfile.self, tag: "b"); return VProfile() }
-        app.register(VProfile.self, tag: "b") { r in _ = try r.resolve(VProfile.self, tag: "a"); return VProfile() }
+        app.register(VScreen.self) { r in
+            _ = try r.resolve(VProfile.self, tag: "a")
+            return VScreen()
+        }
+        app.register(VProfile.self, tag: "a") { r in
+            _ = try r.resolve(VProfile.self, tag: "b")
+            return VProfile()
+        }
+        app.register(VProfile.self, tag: "b") { r in
+            _ = try r.resolve(VProfile.self, tag: "a")
+            return VProfile()
+        }
         let errors = app.validate().errors
         #expect(errors.count == 1)
-        #expect(errors.first?.message == #"circular dependency: VProfile[tag: "a"] -> VProfile[tag: "b"] -> VProfile[tag: "a"]; also breaks VScreen, VProfile[tag: "b"]"#)
+        #expect(
+            errors.first?.message
+                == #"circular dependency: VProfile[tag: "a"] -> VProfile[tag: "b"] -> VProfile[tag: "a"]; also breaks VScreen, VProfile[tag: "b"]"#
+        )
     }
 
     @Test func singletonsThatDependOnGraphAndUniqueInstancesValidateClean() {
@@ -131,7 +161,10 @@ private final class ValidationRunCounter: @unchecked Sendable {
         let feature = app.makeChild(name: "feature")
         // The child overrides the graph dependency; the root singleton never sees it.
         feature.register(VHelper.self) { _ in VHelper(cache: VCache()) }
-        feature.register(VCheckout.self, lifetime: .perContainer) { r in _ = try r.resolve(VStore.self); return VCheckout() }
+        feature.register(VCheckout.self, lifetime: .perContainer) { r in
+            _ = try r.resolve(VStore.self)
+            return VCheckout()
+        }
         let report = app.validate()
         #expect(report.issues.isEmpty)
         #expect(report.isValid)
@@ -148,22 +181,35 @@ private final class ValidationRunCounter: @unchecked Sendable {
         #expect(report.isValid)
         let whole = app.validate()
         #expect(whole.errors.map(\.key.typeName) == ["VStore"])
-        #expect(whole.errors.first?.message.hasPrefix("missing dependency: VStore -> VHelper; nothing is registered for VHelper") == true)
+        #expect(
+            whole.errors.first?.message.hasPrefix(
+                "missing dependency: VStore -> VHelper; nothing is registered for VHelper") == true)
     }
 
     @Test func warnsWhenASingletonHoldsAWeakSingletonOnlyThroughUncachedIntermediates() {
         let app = Container(name: "app")
         app.register(VCache.self, lifetime: .weakSingleton) { _ in VCache() }
         // Directly, from an eager singleton.
-        app.register(VLogger.self, lifetime: .eagerSingleton) { r in _ = try r.resolve(VCache.self); return VLogger() }
+        app.register(VLogger.self, lifetime: .eagerSingleton) { r in
+            _ = try r.resolve(VCache.self)
+            return VLogger()
+        }
         // Through a singleton: that singleton gets the warning, not this one.
         app.register(VHelper.self, lifetime: .singleton) { r in VHelper(cache: try r.resolve()) }
         app.register(VStore.self, lifetime: .singleton) { r in VStore(helper: try r.resolve()) }
         // Through onResolved, which holds as much as a factory does.
-        app.register(VClock.self, lifetime: .singleton) { _ in VClock() }.onResolved { r, _ in _ = try r.resolve(VCache.self) }
+        app.register(VClock.self, lifetime: .singleton) { _ in VClock() }.onResolved { r, _ in
+            _ = try r.resolve(VCache.self)
+        }
         // Graph and unique dependents die with their object graph: no warning.
-        app.register(VScreen.self) { r in _ = try r.resolve(VCache.self); return VScreen() }
-        app.register(VAvatar.self, lifetime: .unique) { r in _ = try r.resolve(VCache.self); return VAvatar() }
+        app.register(VScreen.self) { r in
+            _ = try r.resolve(VCache.self)
+            return VScreen()
+        }
+        app.register(VAvatar.self, lifetime: .unique) { r in
+            _ = try r.resolve(VCache.self)
+            return VAvatar()
+        }
         let report = app.validate()
         #expect(report.isValid)
         #expect(
@@ -178,10 +224,22 @@ private final class ValidationRunCounter: @unchecked Sendable {
     @Test func leavesEveryCacheUntouched() throws {
         let runs = ValidationRunCounter()
         let app = Container(name: "app")
-        app.register(VLogger.self, lifetime: .singleton) { _ in runs.tick("logger"); return VLogger() }
-        app.register(VClock.self, lifetime: .singleton) { _ in runs.tick("clock"); return VClock() }
-        app.register(VCache.self, lifetime: .weakSingleton) { _ in runs.tick("cache"); return VCache() }
-        app.register(VAvatar.self, lifetime: .eagerSingleton) { _ in runs.tick("avatar"); return VAvatar() }
+        app.register(VLogger.self, lifetime: .singleton) { _ in
+            runs.tick("logger")
+            return VLogger()
+        }
+        app.register(VClock.self, lifetime: .singleton) { _ in
+            runs.tick("clock")
+            return VClock()
+        }
+        app.register(VCache.self, lifetime: .weakSingleton) { _ in
+            runs.tick("cache")
+            return VCache()
+        }
+        app.register(VAvatar.self, lifetime: .eagerSingleton) { _ in
+            runs.tick("avatar")
+            return VAvatar()
+        }
         let feature = app.makeChild(name: "feature")
         feature.register(VProfile.self, lifetime: .perContainer) { r in
             runs.tick("profile")
@@ -219,7 +277,9 @@ private final class ValidationRunCounter: @unchecked Sendable {
             _ = try r.resolve((any VPaymentGateway).self)
             return VReceipt(number: number)
         }
-        #expect(app.validate().issues.map(\.message).first?.hasPrefix("skipped: needs runtime arguments (Int, String)") == true)
+        #expect(
+            app.validate().issues.map(\.message).first?.hasPrefix("skipped: needs runtime arguments (Int, String)")
+                == true)
 
         var options = ValidationOptions()
         options.provideArguments(for: VReceipt.self, 7, "sample")
@@ -237,8 +297,14 @@ private final class ValidationRunCounter: @unchecked Sendable {
         let runs = ValidationRunCounter()
         let app = Container(name: "app")
         let feature = app.makeChild(name: "feature")
-        app.register(VClock.self, lifetime: .singleton) { _ in runs.tick("clock"); return VClock() }
-        feature.register(VScreen.self) { r in _ = try r.resolve(VClock.self); return VScreen() }
+        app.register(VClock.self, lifetime: .singleton) { _ in
+            runs.tick("clock")
+            return VClock()
+        }
+        feature.register(VScreen.self) { r in
+            _ = try r.resolve(VClock.self)
+            return VScreen()
+        }
         app.register(VLogger.self, lifetime: .singleton) { _ in
             if feature.validate().isValid { runs.tick("valid") }
             return VLogger()

@@ -36,7 +36,8 @@ extension Container {
     public func validate(with options: ValidationOptions) -> ValidationReport {
         let run = DryRun(root: self, options: options)
         run.run()
-        return ValidationReport(issues: run.issues, containers: run.containers.map(\.name), registrationCount: run.subjects.count)
+        return ValidationReport(
+            issues: run.issues, containers: run.containers.map(\.name), registrationCount: run.subjects.count)
     }
 
     /// The registrations of this container and its descendants, and the dependencies between

@@ -33,7 +33,8 @@ extension DependencyGraph {
         }
         for (index, item) in missing.enumerated() {
             lines.append(
-                "  missing\(index) [label=\(Self.dotQuoted([item.key.description, "not registered"])), style=\"dashed\", color=\"red\", fontcolor=\"red\"];")
+                "  missing\(index) [label=\(Self.dotQuoted([item.key.description, "not registered"])), style=\"dashed\", color=\"red\", fontcolor=\"red\"];"
+            )
             lines.append("  n\(item.from) -> missing\(index) [color=\"red\", style=\"dashed\"];")
         }
         lines.append("}")
@@ -47,7 +48,9 @@ extension DependencyGraph {
         lines.append("\(indent)  style=\(clusters[index].isOutside ? "\"rounded,dashed\"" : "\"rounded\"");")
         let members = nodes(in: index)
         for node in members {
-            var attributes = ["label=\(Self.dotQuoted([nodes[node].key.description, nodes[node].lifetime.description]))"]
+            var attributes = [
+                "label=\(Self.dotQuoted([nodes[node].key.description, nodes[node].lifetime.description]))"
+            ]
             attributes += Self.dotStyle(nodes[node].lifetime)
             switch severity(ofNode: node) {
             case .error: attributes += ["color=\"red\"", "fontcolor=\"red\"", "penwidth=2"]

@@ -34,7 +34,9 @@ extension DependencyGraph {
             lines.append("  classDef lifetime_\(lifetime) \(Self.mermaidStyle(lifetime))")
             lines.append("  class \(members.map { "n\($0)" }.joined(separator: ",")) lifetime_\(lifetime)")
         }
-        let failing = nodes.indices.filter { severity(ofNode: $0) == .error }.map { "n\($0)" } + missing.indices.map { "missing\($0)" }
+        let failing =
+            nodes.indices.filter { severity(ofNode: $0) == .error }.map { "n\($0)" }
+            + missing.indices.map { "missing\($0)" }
         if !failing.isEmpty {
             lines.append("  classDef error stroke:#d00,stroke-width:2px,color:#d00")
             lines.append("  class \(failing.joined(separator: ",")) error")
@@ -50,13 +52,17 @@ extension DependencyGraph {
         return lines.joined(separator: "\n") + "\n"
     }
 
-    private static let lifetimes: [Lifetime] = [.graph, .unique, .singleton, .weakSingleton, .eagerSingleton, .perContainer]
+    private static let lifetimes: [Lifetime] = [
+        .graph, .unique, .singleton, .weakSingleton, .eagerSingleton, .perContainer,
+    ]
 
     private func mermaidCluster(_ index: Int, depth: Int, into lines: inout [String]) {
         let indent = String(repeating: "  ", count: depth)
         lines.append("\(indent)subgraph c\(index)[\(Self.mermaidQuoted(label(ofCluster: index)))]")
         for node in nodes(in: index) {
-            lines.append("\(indent)  n\(node)[\(Self.mermaidQuoted([nodes[node].key.description, nodes[node].lifetime.description]))]")
+            lines.append(
+                "\(indent)  n\(node)[\(Self.mermaidQuoted([nodes[node].key.description, nodes[node].lifetime.description]))]"
+            )
         }
         for child in clusters(in: index) { mermaidCluster(child, depth: depth + 1, into: &lines) }
         lines.append("\(indent)end")

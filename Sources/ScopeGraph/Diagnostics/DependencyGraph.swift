@@ -101,7 +101,9 @@ public struct DependencyGraph: Sendable {
             let parent = container.parent.flatMap { clusterIndex[ObjectIdentifier($0)] }
             clusterIndex[ObjectIdentifier(container)] = clusters.count
             clusters.append(
-                Cluster(name: container.name, parent: parent, collaborators: container.collaborators.map(\.name), isOutside: false))
+                Cluster(
+                    name: container.name, parent: parent, collaborators: container.collaborators.map(\.name),
+                    isOutside: false))
         }
         var nodes: [Node] = []
         var nodeCluster: [Int] = []
@@ -143,9 +145,10 @@ public struct DependencyGraph: Sendable {
         self.cycleEdges = Set(links.filter(\.isCycle).map { Edge(from: nodes[$0.from], to: nodes[$0.to]) })
         self.failedNodes = Set(run.failedEntries.compactMap { nodeIndex[$0] })
         self.missing = run.missing.compactMap { item in nodeIndex[item.from].map { Missing(from: $0, key: item.key) } }
-        self.issues = ValidationReport(
-            issues: run.issues, containers: run.containers.map(\.name), registrationCount: run.subjects.count
-        ).issues
+        self.issues =
+            ValidationReport(
+                issues: run.issues, containers: run.containers.map(\.name), registrationCount: run.subjects.count
+            ).issues
     }
 
     /// `.error` when the node at `index` fails to resolve (itself, or through a dependency),
@@ -168,7 +171,9 @@ public struct DependencyGraph: Sendable {
     func label(ofCluster index: Int) -> [String] {
         let cluster = clusters[index]
         var lines = [cluster.name + (cluster.isOutside ? " (outside)" : "")]
-        if !cluster.collaborators.isEmpty { lines.append("collaborates with: " + cluster.collaborators.joined(separator: ", ")) }
+        if !cluster.collaborators.isEmpty {
+            lines.append("collaborates with: " + cluster.collaborators.joined(separator: ", "))
+        }
         return lines
     }
 }

@@ -18,16 +18,19 @@ struct Diagnosis {
         let requested = key.serviceKey
         for container in order {
             // The exact key (registered while the lookup walked) is no mismatch.
-            for (other, _) in container.registrationsInOrder(scope: scope) where other.type == key.type && other != key {
+            for (other, _) in container.registrationsInOrder(scope: scope) where other.type == key.type && other != key
+            {
                 if other.tag == key.tag {
                     mismatch = true
                     suggestions.append(
                         other.arguments.isEmpty
                             ? "'\(container.name)' registers \(other.serviceKey) without runtime arguments: resolve it without arguments."
-                            : "'\(container.name)' registers \(other.serviceKey): resolve it with arguments of exactly those types, in that order.")
+                            : "'\(container.name)' registers \(other.serviceKey): resolve it with arguments of exactly those types, in that order."
+                    )
                 } else if other.sameArguments(as: key) {
                     suggestions.append(
-                        "'\(container.name)' registers \(other.serviceKey): there is no fallback between tags; ask for \(Self.describe(other.tag)), or register \(requested).")
+                        "'\(container.name)' registers \(other.serviceKey): there is no fallback between tags; ask for \(Self.describe(other.tag)), or register \(requested)."
+                    )
                 }
             }
         }
@@ -51,7 +54,8 @@ struct Diagnosis {
                 guard named.insert(name).inserted else { continue }
                 if name == wanted {
                     suggestions.append(
-                        "'\(container.name)' registers a different type that is also named \(name) (from another module, or nested in another type): check which one is asked for.")
+                        "'\(container.name)' registers a different type that is also named \(name) (from another module, or nested in another type): check which one is asked for."
+                    )
                 } else if Self.isClose(name, wanted) {
                     suggestions.append("did you mean \(name)? '\(container.name)' registers \(other.serviceKey).")
                 }
@@ -59,20 +63,26 @@ struct Diagnosis {
         }
         kind = mismatch ? .argumentMismatch : .notRegistered
         if suggestions.isEmpty {
-            suggestions.append("register it with \(order.first?.name ?? "the container").register(\(key.type).self\(key.tag.map { ", tag: \($0)" } ?? "")) { r in … }.")
+            suggestions.append(
+                "register it with \(order.first?.name ?? "the container").register(\(key.type).self\(key.tag.map { ", tag: \($0)" } ?? "")) { r in … }."
+            )
         }
         self.suggestions = suggestions
     }
 
     /// A registration of the requested type in a container the lookup did not visit.
-    private static func unvisited(_ container: Container, registers other: Key, requested key: Key, start: Container) -> String {
-        let found = "'\(container.name)' registers \(other.serviceKey), but a lookup starting at '\(start.name)' does not visit it"
+    private static func unvisited(_ container: Container, registers other: Key, requested key: Key, start: Container)
+        -> String
+    {
+        let found =
+            "'\(container.name)' registers \(other.serviceKey), but a lookup starting at '\(start.name)' does not visit it"
         guard other == key else { return found + " (and the tag or argument types differ too)." }
         if container.isDescendant(of: start) {
             return found
                 + ": lookups never go down to children; register \(key.serviceKey) in '\(start.name)' or an ancestor. (A singleton resolves its dependencies from the container that owns it, never from the child that asked; a graph or unique dependent would see the child's registrations.)"
         }
-        return found + ": link them with \(start.name).collaborate(with: \(container.name)), or move \(key.serviceKey) to a common ancestor."
+        return found
+            + ": link them with \(start.name).collaborate(with: \(container.name)), or move \(key.serviceKey) to a common ancestor."
     }
 
     private static func describe(_ tag: ServiceTag?) -> String {

@@ -38,7 +38,8 @@ final class DryRun {
     private var found: [(subject: Int, issue: ValidationIssue)] = []
     /// The issues found, in subject order (registration order), then the others.
     var issues: [ValidationIssue] {
-        found.enumerated().sorted { ($0.element.subject, $0.offset) < ($1.element.subject, $1.offset) }.map(\.element.issue)
+        found.enumerated().sorted { ($0.element.subject, $0.offset) < ($1.element.subject, $1.offset) }.map(
+            \.element.issue)
     }
     /// Entries seen anywhere (subtree or not), by identity, for the graph.
     private(set) var entries: [ObjectIdentifier: AnyEntry] = [:]
@@ -122,7 +123,9 @@ final class DryRun {
         }
         let request = Request(key: subject.key, start: subject.container, arguments: arguments)
         do {
-            let value = try ResolutionContext.withContext { context in try subject.entry.produceAny(request, in: context) }
+            let value = try ResolutionContext.withContext { context in
+                try subject.entry.produceAny(request, in: context)
+            }
             producedTypes[index] = type(of: value)
             if subject.entry.lifetime == .weakSingleton, !(type(of: value) is AnyClass) {
                 warn(
@@ -131,7 +134,8 @@ final class DryRun {
                 )
             }
         } catch {
-            failures.append(Failure(subject: index, error: Self.resolutionError(error, key: subject.key), isForward: false))
+            failures.append(
+                Failure(subject: index, error: Self.resolutionError(error, key: subject.key), isForward: false))
             return
         }
         for forward in subject.forwards {
@@ -141,12 +145,15 @@ final class DryRun {
                     try Self.produce(forward.type, subject.entry, request, in: context)
                 }
             } catch {
-                failures.append(Failure(subject: index, error: Self.resolutionError(error, key: forward), isForward: true))
+                failures.append(
+                    Failure(subject: index, error: Self.resolutionError(error, key: forward), isForward: true))
             }
         }
     }
 
-    private static func produce<R>(_ type: R.Type, _ entry: AnyEntry, _ request: Request, in context: ResolutionContext) throws -> R {
+    private static func produce<R>(_ type: R.Type, _ entry: AnyEntry, _ request: Request, in context: ResolutionContext)
+        throws -> R
+    {
         try entry.produce(request, as: R.self, in: context)
     }
 
@@ -158,7 +165,12 @@ final class DryRun {
     private func warn(_ index: Int, _ message: String, path: [ServiceKey] = []) {
         let subject = subjects[index]
         found.append(
-            (index, ValidationIssue(severity: .warning, key: subject.key.serviceKey, container: subject.container.name, message: message, path: path)))
+            (
+                index,
+                ValidationIssue(
+                    severity: .warning, key: subject.key.serviceKey, container: subject.container.name,
+                    message: message, path: path)
+            ))
     }
 
     // MARK: Analysis
@@ -179,7 +191,8 @@ final class DryRun {
     private func reportFailures() {
         var causeOf: [Int: Int] = [:]
         for (index, failure) in failures.enumerated() {
-            for (other, candidate) in failures.enumerated() where other != index && candidate.subject != failure.subject {
+            for (other, candidate) in failures.enumerated() where other != index && candidate.subject != failure.subject
+            {
                 if Self.isCause(candidate, of: failure, subjects: subjects) {
                     causeOf[index] = other
                     break
@@ -203,9 +216,13 @@ final class DryRun {
             }
             let subject = subjects[failure.subject]
             found.append(
-                (failure.subject, ValidationIssue(
-                    severity: .error, key: subject.key.serviceKey, container: subject.container.name, message: message,
-                    path: failure.error.path)))
+                (
+                    failure.subject,
+                    ValidationIssue(
+                        severity: .error, key: subject.key.serviceKey, container: subject.container.name,
+                        message: message,
+                        path: failure.error.path)
+                ))
         }
     }
 
@@ -221,7 +238,9 @@ final class DryRun {
             let (prefixA, prefixB) = (a.path.count - loopA.count, b.path.count - loopB.count)
             return prefixA < prefixB || (prefixA == prefixB && cause.subject < failure.subject)
         }
-        guard a.key == b.key, a.path.count <= b.path.count, Array(b.path.suffix(a.path.count)) == a.path else { return false }
+        guard a.key == b.key, a.path.count <= b.path.count, Array(b.path.suffix(a.path.count)) == a.path else {
+            return false
+        }
         let startsAtCause = a.path.first == subjects[cause.subject].key.serviceKey
         let startsAtFailure = b.path.first == subjects[failure.subject].key.serviceKey
         return a.path.count < b.path.count || (startsAtCause && !startsAtFailure)
@@ -241,15 +260,20 @@ final class DryRun {
         case .notRegistered:
             return "missing dependency: \(path); nothing is registered for \(error.key)\(searched)"
         case .argumentMismatch:
-            return "missing dependency: \(path); \(error.key.typeName) is registered only with other runtime argument types\(searched)"
+            return
+                "missing dependency: \(path); \(error.key.typeName) is registered only with other runtime argument types\(searched)"
         case .circularDependency:
             return "circular dependency: \(path)"
         case .typeMismatch:
             if failure.isForward {
-                let produced = producedTypes[failure.subject].map { String(describing: $0) } ?? subjects[failure.subject].key.serviceKey.typeName
-                return "implements \(error.key), but the instance (\(produced)) does not conform to \(error.key.typeName)"
+                let produced =
+                    producedTypes[failure.subject].map { String(describing: $0) }
+                    ?? subjects[failure.subject].key.serviceKey.typeName
+                return
+                    "implements \(error.key), but the instance (\(produced)) does not conform to \(error.key.typeName)"
             }
-            return "type mismatch: \(path); the registration answering \(error.key) produced an instance that is not a \(error.key.typeName)"
+            return
+                "type mismatch: \(path); the registration answering \(error.key) produced an instance that is not a \(error.key.typeName)"
         case .factoryFailed(let underlying):
             let own = subjects[failure.subject].key.serviceKey
             if error.path == [own] || error.path.isEmpty { return "factory threw: \(underlying)" }
@@ -262,7 +286,9 @@ final class DryRun {
     private func markGraph(for failure: Failure) {
         let subject = subjects[failure.subject]
         let path = failure.error.path
-        guard path.first == subject.key.serviceKey || (failure.isForward && path.first == failure.error.key) else { return }
+        guard path.first == subject.key.serviceKey || (failure.isForward && path.first == failure.error.key) else {
+            return
+        }
         var chain: [AnyEntry] = [subject.entry]
         var start = subject.container
         for key in path.dropFirst() {
@@ -273,7 +299,9 @@ final class DryRun {
                 case .notRegistered, .argumentMismatch:
                     // One missing node per (dependent, key), however many dry runs reach it.
                     let found = (from: ObjectIdentifier(current), key: key)
-                    if !missing.contains(where: { $0.from == found.from && $0.key == found.key }) { missing.append(found) }
+                    if !missing.contains(where: { $0.from == found.from && $0.key == found.key }) {
+                        missing.append(found)
+                    }
                 default: break
                 }
                 break
@@ -289,7 +317,9 @@ final class DryRun {
         if case .circularDependency = failure.error.kind, chain.count == path.count {
             let loopLength = Self.loop(of: path).count
             let loop = chain.suffix(loopLength + 1)
-            for pair in zip(loop, loop.dropFirst()) { cycleEdges.insert([ObjectIdentifier(pair.0), ObjectIdentifier(pair.1)]) }
+            for pair in zip(loop, loop.dropFirst()) {
+                cycleEdges.insert([ObjectIdentifier(pair.0), ObjectIdentifier(pair.1)])
+            }
         }
     }
 
@@ -309,13 +339,17 @@ final class DryRun {
         var dependencies: [[ObjectIdentifier]: [ObjectIdentifier]] = [:]
         for observation in observations {
             let from = [observation.dependent, observation.start]
-            if dependencies[from]?.contains(observation.entry) != true { dependencies[from, default: []].append(observation.entry) }
+            if dependencies[from]?.contains(observation.entry) != true {
+                dependencies[from, default: []].append(observation.entry)
+            }
         }
         for (index, subject) in subjects.enumerated()
         where subject.entry.lifetime == .singleton || subject.entry.lifetime == .eagerSingleton {
             let root = ObjectIdentifier(subject.entry)
             let owner = ObjectIdentifier(subject.container)
-            var queue: [(entry: ObjectIdentifier, start: ObjectIdentifier, path: [ObjectIdentifier])] = [(root, owner, [root])]
+            var queue: [(entry: ObjectIdentifier, start: ObjectIdentifier, path: [ObjectIdentifier])] = [
+                (root, owner, [root])
+            ]
             var visited: Set<[ObjectIdentifier]> = [[root, owner]]
             var reported: Set<ObjectIdentifier> = []
             while !queue.isEmpty {
@@ -327,7 +361,10 @@ final class DryRun {
                     case .weakSingleton where reported.insert(next).inserted:
                         let keys = path.compactMap { entries[$0]?.key.serviceKey }
                         let held = entry.key.serviceKey
-                        let via = keys.count > 2 ? " through \(keys.dropFirst().dropLast().map(\.description).joined(separator: " -> "))" : ""
+                        let via =
+                            keys.count > 2
+                            ? " through \(keys.dropFirst().dropLast().map(\.description).joined(separator: " -> "))"
+                            : ""
                         warn(
                             index,
                             "\(subject.entry.lifetime) holds weakSingleton \(held)\(via), so \(held) never dies while the \(subject.entry.lifetime) lives; make \(held) a singleton, or resolve it lazily",
@@ -344,11 +381,17 @@ final class DryRun {
 
     private func reportUnusedSamples() {
         let used = Set(subjects.map(\.key))
-        for key in options.samples.keys.sorted(by: { $0.serviceKey.description < $1.serviceKey.description }) where !used.contains(key) {
+        for key in options.samples.keys.sorted(by: { $0.serviceKey.description < $1.serviceKey.description })
+        where !used.contains(key) {
             found.append(
-                (Int.max, ValidationIssue(
-                    severity: .warning, key: key.serviceKey, container: containers[0].name,
-                    message: "sample arguments supplied, but no container in the validated tree registers \(key.serviceKey)")))
+                (
+                    Int.max,
+                    ValidationIssue(
+                        severity: .warning, key: key.serviceKey, container: containers[0].name,
+                        message:
+                            "sample arguments supplied, but no container in the validated tree registers \(key.serviceKey)"
+                    )
+                ))
         }
     }
 }
@@ -366,7 +409,8 @@ private final class Recorder: ResolutionObserver {
     func resolved(_ event: ResolutionEvent) {
         guard let dependent = event.dependent else { return }
         let observation = DryRun.Observation(
-            dependent: ObjectIdentifier(dependent), start: ObjectIdentifier(event.start), entry: ObjectIdentifier(event.entry))
+            dependent: ObjectIdentifier(dependent), start: ObjectIdentifier(event.start),
+            entry: ObjectIdentifier(event.entry))
         state.withLock { state in
             state.entries[ObjectIdentifier(dependent)] = dependent
             state.entries[ObjectIdentifier(event.entry)] = event.entry

@@ -42,8 +42,10 @@ public struct ResolutionTrace: Sendable, CustomStringConvertible {
         /// `Key — lifetime in 'container' (lookup from 'start'), new|cached, 0.123 ms`.
         public var description: String {
             let from = start == container ? "" : " (lookup from '\(start)')"
-            let milliseconds = Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
-            return "\(key) — \(lifetime) in '\(container)'\(from), \(isNew ? "new" : "cached"), \(String(format: "%.3f", milliseconds)) ms"
+            let milliseconds =
+                Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+            return
+                "\(key) — \(lifetime) in '\(container)'\(from), \(isNew ? "new" : "cached"), \(String(format: "%.3f", milliseconds)) ms"
         }
     }
 
@@ -140,7 +142,8 @@ extension Container {
 
     private static func tracingScope(_ sink: @escaping @Sendable (ResolutionTrace.Event) -> Void) -> ResolutionScope {
         let parent = ResolutionScope.current
-        return ResolutionScope(parent: parent, observer: TraceObserver(sink: sink, next: parent?.observer), isolatesCaches: false)
+        return ResolutionScope(
+            parent: parent, observer: TraceObserver(sink: sink, next: parent?.observer), isolatesCaches: false)
     }
 }
 

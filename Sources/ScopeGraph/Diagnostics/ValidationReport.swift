@@ -19,9 +19,12 @@ public struct ValidationReport: Sendable, CustomStringConvertible {
     init(issues: [ValidationIssue], containers: [String], registrationCount: Int) {
         self.containers = containers
         self.registrationCount = registrationCount
-        let order = Dictionary(containers.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+        let order = Dictionary(
+            containers.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
         self.issues = issues.enumerated()
-            .sorted { (order[$0.element.container] ?? .max, $0.offset) < (order[$1.element.container] ?? .max, $1.offset) }
+            .sorted {
+                (order[$0.element.container] ?? .max, $0.offset) < (order[$1.element.container] ?? .max, $1.offset)
+            }
             .map(\.element)
     }
 

@@ -120,7 +120,8 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
             return try context.graphInstance(self, request)
         case .singleton, .weakSingleton, .eagerSingleton:
             guard let owner else { throw context.ownerGoneError(self, request) }
-            let slot = context.cacheScope.map { unsafeDowncast($0.slot(for: self, in: owner), to: Slot<T>.self) } ?? self.slot!
+            let slot =
+                context.cacheScope.map { unsafeDowncast($0.slot(for: self, in: owner), to: Slot<T>.self) } ?? self.slot!
             return try context.cachedInstance(self, slot: slot, request, root: owner)
         case .perContainer:
             let slot =

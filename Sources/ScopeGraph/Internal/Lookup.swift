@@ -106,7 +106,9 @@ extension Container {
     /// lock held; returns the old snapshot, to release after unlocking.
     private func rebuildMemo(_ state: inout State) -> MemoSnapshot? {
         let old = memo.load(ordering: .sequentiallyConsistent)
-        var records = old == 0 ? [:] : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().records
+        var records =
+            old == 0
+            ? [:] : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().records
         records.merge(state.pendingLookups) { _, new in new }
         state.pendingLookups = [:]
         state.memoCount = records.count
@@ -161,7 +163,9 @@ extension Container {
     /// registration order: overrides first, innermost scope first.
     func registrationsInOrder(scope: ResolutionScope?) -> [(key: Key, entry: AnyEntry)] {
         let own = state.withLock { state in
-            state.registrations.sorted { $0.value.sequence < $1.value.sequence }.map { (key: $0.key, entry: $0.value.entry) }
+            state.registrations.sorted { $0.value.sequence < $1.value.sequence }.map {
+                (key: $0.key, entry: $0.value.entry)
+            }
         }
         return (scope?.overrides(in: self) ?? []) + own
     }

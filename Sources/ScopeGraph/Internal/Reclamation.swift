@@ -127,6 +127,7 @@ private let threadStateKey: pthread_key_t = {
     #else
     let result = pthread_key_create(&key) { raw in if let raw { ThreadState.threadExited(raw) } }
     #endif
-    precondition(result == 0, "ScopeGraph could not create its thread-local key (pthread_key_create returned \(result))")
+    precondition(
+        result == 0, "ScopeGraph could not create its thread-local key (pthread_key_create returned \(result))")
     return key
 }()

@@ -1,4 +1,5 @@
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -215,7 +216,9 @@ final class ResolutionContext: @unchecked Sendable {
         // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
         if let optional = T.self as? any OptionalResolvable.Type {
             let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
-            guard let entry = start.lookup(wrappedKey, scope: scope) else { throw missingError(wrappedKey, from: start) }
+            guard let entry = start.lookup(wrappedKey, scope: scope) else {
+                throw missingError(wrappedKey, from: start)
+            }
             let request = Request(key: wrappedKey, start: start, arguments: arguments)
             let value = try produceAny(entry, request)
             guard let wrapped = optional.wrap(value) else { throw error(.typeMismatch, wrappedKey) }
@@ -306,9 +309,10 @@ final class ResolutionContext: @unchecked Sendable {
         if !blocks.isEmpty {
             let instance = value()
             let sequence = Self.blockSequence.add(1, ordering: .relaxed).newValue
-            pending.append(Pending(sequence: sequence, key: key, entry: entry, lineage: blockLineage) {
-                for block in blocks { try block(resolver, instance) }
-            })
+            pending.append(
+                Pending(sequence: sequence, key: key, entry: entry, lineage: blockLineage) {
+                    for block in blocks { try block(resolver, instance) }
+                })
         }
     }
 

@@ -70,7 +70,8 @@ package final class ResolutionScope: @unchecked Sendable {
 
     fileprivate func record(_ entry: AnyEntry, under key: Key, in container: Container) {
         if !pinned.contains(where: { $0 === container }) { pinned.append(container) }
-        table[ObjectIdentifier(container), default: [:]][key] = Container.Registered(entry: entry, sequence: nextSequence)
+        table[ObjectIdentifier(container), default: [:]][key] = Container.Registered(
+            entry: entry, sequence: nextSequence)
         nextSequence += 1
     }
 

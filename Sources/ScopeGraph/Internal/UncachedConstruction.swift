@@ -25,10 +25,12 @@ extension Container {
         let identity = ResolutionContext.Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
         if let running = thread.context?.takeUnretainedValue() {
             if entry.lifetime == .graph, running.hasGraphInstance(identity) { return nil }
-            guard let resolver = try? running.enterConstruction(entry, key: entry.key, root: self, identity: identity) else {
+            guard let resolver = try? running.enterConstruction(entry, key: entry.key, root: self, identity: identity)
+            else {
                 return nil
             }
-            return UncachedConstruction(entry: entry, resolver: resolver, context: running, identity: identity, thread: nil)
+            return UncachedConstruction(
+                entry: entry, resolver: resolver, context: running, identity: identity, thread: nil)
         }
         let context = ResolutionContext.startTopLevel(on: thread)
         context.noteTopLevelStart(self)
@@ -42,7 +44,8 @@ extension Container {
     @usableFromInline
     func finishUncachedConstruction(_ construction: UncachedConstruction, _ value: Any) throws {
         let context = construction.context
-        context.leaveConstruction(construction.entry, key: construction.entry.key, resolver: construction.resolver, value: value)
+        context.leaveConstruction(
+            construction.entry, key: construction.entry.key, resolver: construction.resolver, value: value)
         if construction.entry.lifetime == .graph { context.storeGraphInstance(construction.identity, value) }
         if let thread = construction.thread { try context.endTopLevel(on: thread.takeUnretainedValue()) }
     }

@@ -23,7 +23,12 @@ final class Counter: Sendable {
 
     /// Adds one and returns the new count.
     @discardableResult
-    func increment() -> Int { storage.withLock { $0 += 1; return $0 } }
+    func increment() -> Int {
+        storage.withLock {
+            $0 += 1
+            return $0
+        }
+    }
 
     /// The current count.
     var value: Int { storage.withLock { $0 } }

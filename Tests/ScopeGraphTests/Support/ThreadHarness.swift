@@ -20,7 +20,9 @@ func runOnThreads(
         thread.start()
     }
     let finished = group.wait(timeout: .now() + timeout) == .success
-    if !finished { Issue.record("threads did not finish within \(timeout) s: deadlock or hang", sourceLocation: sourceLocation) }
+    if !finished {
+        Issue.record("threads did not finish within \(timeout) s: deadlock or hang", sourceLocation: sourceLocation)
+    }
     return finished
 }
 
@@ -43,8 +45,16 @@ final class RunCounter: @unchecked Sendable {
     // @unchecked: `count` is only touched under `lock`.
     private let lock = NSLock()
     private var count = 0
-    func increment() { lock.lock(); count += 1; lock.unlock() }
-    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+    func increment() {
+        lock.lock()
+        count += 1
+        lock.unlock()
+    }
+    var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
 }
 
 /// Two parties meet: each `arrive` signals its own side and waits (bounded) for the other.
