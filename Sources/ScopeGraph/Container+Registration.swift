@@ -111,8 +111,11 @@ extension Container: RegistrationStore {
     /// Releases the instances of removed or replaced entries, and forgets lookups that may
     /// have answered with them, here and in every container whose lookups can reach here.
     func release(_ entries: [AnyEntry]) {
-        for entry in entries { entry.ownerSlot?.clear() }
+        // Retire first (a build already running then publishes nothing), unlink from every
+        // memo, then clear: no resolve can put an instance back afterwards.
+        for entry in entries { entry.retirement.retire() }
         invalidateLookups(dropping: Set(entries.map { ObjectIdentifier($0) }))
+        for entry in entries { entry.ownerSlot?.clear() }
     }
 
     /// Forgets memoized lookups here and in every container whose lookups can reach this one

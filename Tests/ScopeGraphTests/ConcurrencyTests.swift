@@ -337,3 +337,56 @@ import Testing
         #expect(seen.current.count == 8)
     }
 }
+
+extension ConcurrencyTests {
+    /// Runs a closure when it is deallocated.
+    final class DeinitHook: @unchecked Sendable {
+        let onDeinit: @Sendable () -> Void
+        init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+        deinit { onDeinit() }
+    }
+    struct Boom: Error {}
+
+    /// Instances a failed resolve built are released outside every ScopeGraph lock, so a
+    /// deinit that resolves (here: a singleton not built yet) neither deadlocks nor crashes.
+    @Test func aDeinitThatResolvesWhileAFailedResolveIsReleasedDoesNotDeadlock() {
+        let container = Container()
+        let resolvedInDeinit = SharedBox(false)
+        container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
+        container.register(DeinitHook.self, lifetime: .singleton) { _ in
+            DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Cached.self)) != nil } }
+        }
+        container.register(Slow.self, lifetime: .singleton) { r in
+            _ = try r.resolve(DeinitHook.self)
+            throw Boom()
+        }
+        let finished = runOnThreads(1, timeout: 10) { _ in _ = try? container.resolve(Slow.self) }
+        #expect(finished)
+        #expect(resolvedInDeinit.current)
+    }
+
+    /// `remove` unlinks the registration before releasing its instance: a deinit that resolves
+    /// the same key finds nothing, and no instance survives in the removed registration.
+    @Test func removeLeavesNoInstanceBehindEvenWhenADeinitResolvesTheSameKey() throws {
+        let container = Container()
+        let alive = SharedBox(0)
+        let reResolved = SharedBox<Bool?>(nil)
+        final class Tracked: @unchecked Sendable {
+            let onDeinit: @Sendable () -> Void
+            init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let registration = container.register(Tracked.self, lifetime: .singleton) { _ in
+            alive.withLock { $0 += 1 }
+            return Tracked {
+                alive.withLock { $0 -= 1 }
+                reResolved.withLock { $0 = (try? container.resolve(Tracked.self)) != nil }
+            }
+        }
+        _ = try container.resolve(Tracked.self)
+        #expect(alive.current == 1)
+        container.remove(registration)
+        #expect(reResolved.current == false)
+        #expect(alive.current == 0)
+    }
+}

@@ -91,11 +91,12 @@ final class BuildCoordinator: Sendable {
     /// with its own context bound), and then every instance is published. Throws the group's
     /// error if a member or a block failed.
     func finish(_ context: ResolutionContext, on thread: ThreadState) throws {
-        var replaced: [AnyObject] = []
+        // What the slots let go of is released after unlocking: a deinit may resolve.
+        var graveyard: [Any] = []
         lock.lock()
         defer {
             lock.unlock()
-            replaced.removeAll()  // released outside the lock: a deinit may resolve
+            graveyard.removeAll()
         }
         context.isDone = true
         lock.broadcast()
@@ -103,7 +104,7 @@ final class BuildCoordinator: Sendable {
         defer { context.group = nil }
         while true {
             if let error = context.group.error {
-                release(context)
+                release(context, into: &graveyard)
                 throw error
             }
             if context.group.published { return }
@@ -112,7 +113,7 @@ final class BuildCoordinator: Sendable {
                 if !work.isEmpty {
                     if let failure = runBlocks(work.sorted { $0.1.sequence < $1.1.sequence }, of: context, on: thread) {
                         if context.group.error == nil { context.group.error = failure }
-                        release(context)
+                        release(context, into: &graveyard)
                         lock.broadcast()
                         throw failure
                     }
@@ -120,7 +121,10 @@ final class BuildCoordinator: Sendable {
                 }
                 for member in context.group.members {
                     for slot in member.ownedSlots where slot.builder === member {
-                        if case .built(let value) = slot.phase, let old = slot.publish(value) { replaced.append(old) }
+                        if case .built(let value) = slot.phase {
+                            graveyard += slot.publish(value) as [Any]
+                            graveyard.append(value)
+                        }
                         slot.builder = nil
                         slot.phase = .constructing
                     }
@@ -161,18 +165,24 @@ final class BuildCoordinator: Sendable {
 
     /// Marks `context` failed: its group fails, its slots are released.
     func fail(_ context: ResolutionContext, with error: any Error) {
-        lock.withLock {
+        // Released when this statement ends, after unlocking: a deinit may resolve.
+        _ = lock.withLock { () -> [Any] in
+            var graveyard: [Any] = []
             if context.group == nil { context.group = ResolutionGroup(context) }
             context.isDone = true
             if context.group.error == nil { context.group.error = error }
-            release(context)
+            release(context, into: &graveyard)
             context.group = nil
             lock.broadcast()
+            return graveyard
         }
     }
 
-    private func release(_ context: ResolutionContext) {
+    /// Gives up the slots `context` was building; the instances they held go to `graveyard`,
+    /// for the caller to release after unlocking.
+    private func release(_ context: ResolutionContext, into graveyard: inout [Any]) {
         for slot in context.ownedSlots where slot.builder === context {
+            if case .built(let value) = slot.phase { graveyard.append(value) }
             slot.builder = nil
             slot.phase = .constructing
         }

@@ -35,6 +35,8 @@ extension Container {
         }
         for slot in slots { slot.clear() }
         let restored = captured.registrations.values.map(\.entry)
+        // Registrations replaced or removed since the snapshot come back to life.
+        for entry in restored { entry.retirement.reinstate() }
         for entry in current + restored where entry.owner === self { entry.ownerSlot?.clear() }
         invalidateLookups(dropping: Set((current + restored).map { ObjectIdentifier($0) }))
     }

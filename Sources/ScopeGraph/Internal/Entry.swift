@@ -18,7 +18,11 @@ package class AnyEntry: @unchecked Sendable {
     /// How many `onResolved` blocks there are, readable without the lock.
     private let blockCount = Atomic<Int>(0)
 
-    init(key: Key, lifetime: Lifetime, owner: Container) {
+    /// Set once the registration is removed or replaced: its slots then refuse instances.
+    let retirement: Retirement
+
+    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement) {
+        self.retirement = retirement
         self.key = key
         self.lifetime = lifetime
         self.owner = owner
@@ -86,12 +90,13 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
 
     init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
         self.factory = factory
-        self.slot = lifetime.isOwnerRooted ? Slot<T>(weak: lifetime == .weakSingleton) : nil
-        super.init(key: key, lifetime: lifetime, owner: owner)
+        let retirement = Retirement()
+        self.slot = lifetime.isOwnerRooted ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement) : nil
+        super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement)
     }
 
     override var ownerSlot: AnySlot? { slot }
-    override func makeSlot() -> AnySlot { Slot<T>(weak: lifetime == .weakSingleton) }
+    override func makeSlot() -> AnySlot { Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement) }
 
     func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) {
         addErasedBlock { resolver, instance in try block(resolver, instance as! T) }

@@ -22,7 +22,7 @@ class AnySlot: @unchecked Sendable {
     func publishedAny() -> Any? { fatalError("AnySlot is abstract: use Slot<T>") }
     /// Stores the instance for other resolves. Called with the coordinator lock held; returns
     /// what it replaced, for the caller to release after unlocking.
-    func publish(_ value: Any) -> AnyObject? { fatalError("AnySlot is abstract: use Slot<T>") }
+    func publish(_ value: Any) -> [AnyObject] { fatalError("AnySlot is abstract: use Slot<T>") }
     /// Drops the published instance.
     func clear() { fatalError("AnySlot is abstract: use Slot<T>") }
 }
@@ -45,7 +45,12 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
     @usableFromInline let isWeak: Bool
     @usableFromInline let box = Atomic<Int>(0)
 
-    init(weak isWeak: Bool) { self.isWeak = isWeak }
+    private let retirement: Retirement
+
+    init(weak isWeak: Bool, retirement: Retirement) {
+        self.isWeak = isWeak
+        self.retirement = retirement
+    }
 
     deinit {
         let bits = box.load(ordering: .sequentiallyConsistent)
@@ -68,17 +73,21 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
 
     override func publishedAny() -> Any? { published() }
 
-    override func publish(_ any: Any) -> AnyObject? {
+    override func publish(_ any: Any) -> [AnyObject] {
         let typed = any as! T
         let newBox: Box
         if isWeak {
             // A value type cannot be held weakly: it behaves as `unique` (nothing is kept).
-            guard Swift.type(of: any) is AnyClass else { return nil }
+            guard Swift.type(of: any) is AnyClass else { return [] }
             newBox = Box(value: nil, object: typed as AnyObject)
         } else {
             newBox = Box(value: typed, object: nil)
         }
-        return swap(in: Int(bitPattern: Unmanaged.passRetained(newBox).toOpaque()))
+        var released = swap(in: Int(bitPattern: Unmanaged.passRetained(newBox).toOpaque())).map { [$0] } ?? []
+        // Removed meanwhile: `remove` set the flag before clearing, so either it clears this
+        // box or this check sees the flag (both sequentially consistent).
+        if retirement.isRetired, let mine = swap(in: 0) { released.append(mine) }
+        return released
     }
 
     override func clear() { _ = swap(in: 0) }
@@ -91,4 +100,14 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         Reclamation.synchronize()
         return Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
     }
+}
+
+/// Shared by a registration and all its slots: set when the registration is removed or
+/// replaced, after which a build that was already running publishes nothing.
+final class Retirement: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isRetired: Bool { flag.load(ordering: .sequentiallyConsistent) }
+    func retire() { flag.store(true, ordering: .sequentiallyConsistent) }
+    /// A restored snapshot brings the registration back.
+    func reinstate() { flag.store(false, ordering: .sequentiallyConsistent) }
 }
