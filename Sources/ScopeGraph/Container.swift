@@ -24,6 +24,9 @@ public final class Container: Sendable {
     public let name: String
     /// The parent, or `nil` for a root. A child keeps its parent alive.
     public let parent: Container?
+    /// `parent`, unretained, for walks on the resolve path that must not touch reference
+    /// counts (a container's `parent` keeps it alive).
+    let parentReference: Unmanaged<Container>?
 
     let state: Locked<State>
     /// The memo snapshot (a retained `MemoSnapshot`, as bits; 0 for none), read without locks
@@ -67,12 +70,14 @@ public final class Container: Sendable {
     public init(name: String = "root") {
         self.name = name
         self.parent = nil
+        self.parentReference = nil
         self.state = Locked(State())
     }
 
     private init(name: String, parent: Container) {
         self.name = name
         self.parent = parent
+        self.parentReference = Unmanaged.passUnretained(parent)
         self.state = Locked(State())
     }
 

@@ -39,10 +39,11 @@ final class BuildCoordinator: Sendable {
                 merge(cycle + [context])
                 lock.broadcast()
                 if case .built(let value) = slot.phase { return value }
-                // A member of the cycle that waits for an instance already built can now read
-                // it (same group) and go on: the waits came from publication being delayed,
-                // not from a dependency cycle. Then this one waits for the slot like any other.
-                if !cycle.contains(where: { $0.waitsForBuiltInstance }) {
+                // Now in one group, a member that waits for an instance already built can read
+                // it and go on: those waits came from publication being delayed, not from a
+                // dependency cycle. Only if a cycle of waits remains without them is this a
+                // constructor cycle; otherwise this resolve waits for the slot like any other.
+                if waitCycle(from: owner, to: context) != nil {
                     // A constructor cycle across threads: the whole group fails now, so that the
                     // other members stop waiting instead of retrying the slots this one gives up.
                     let error = crossThreadCycleError(context, key: key, owner: owner)
@@ -98,6 +99,7 @@ final class BuildCoordinator: Sendable {
         while true {
             if let error = context.group.error {
                 release(context, into: &graveyard)
+                lock.broadcast()  // waiters on the released slots build them themselves
                 throw error
             }
             if context.group.published { return }
@@ -192,7 +194,7 @@ final class BuildCoordinator: Sendable {
             if node === target { return true }
             guard visited.insert(ObjectIdentifier(node)).inserted else { return false }
             path.append(node)
-            if let next = node.waitingOn, search(next) { return true }
+            if let next = node.waitingOn, !node.canReadWhatItWaitsFor, search(next) { return true }
             if node.isDone, let group = node.group, !group.published {
                 for member in group.members where !member.isDone && search(member) { return true }
             }

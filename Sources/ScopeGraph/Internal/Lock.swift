@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -52,17 +50,32 @@ package final class Lock: @unchecked Sendable {
     }
 }
 
-/// A value reachable only while holding its lock: Synchronization's `Mutex`, stored inline
-/// (no allocation beyond the owner), usable with state that is not `Sendable`.
+/// A value reachable only while holding its lock: a pthread mutex (which ThreadSanitizer
+/// understands; it does not see the happens-before edges of Synchronization's `Mutex` on
+/// Linux), without the condition variable of `Lock`, usable with state that is not `Sendable`.
 package final class Locked<State>: @unchecked Sendable {
-    // @unchecked: `state` is only reachable inside `withLock`, under the mutex.
-    private let mutex = Mutex<Void>(())
+    // @unchecked: `state` is only reachable inside `withLock`, under the mutex; the mutex is
+    // heap-allocated, never moved, and only touched through pthread calls.
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
 
-    package init(_ state: State) { self.state = state }
+    package init(_ state: State) {
+        self.state = state
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        let result = pthread_mutex_init(mutex, nil)
+        precondition(result == 0, "pthread_mutex_init failed with \(result)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
 
     @inline(__always)
     package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        try mutex.withLock { _ in try body(&state) }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
     }
 }

@@ -34,28 +34,43 @@ extension Container {
     /// argument-free key of `type`, when the registration's own type is `type`; retained.
     /// Call inside `Reclamation.read`.
     func memoizedUncachedEntry(ofType type: ObjectIdentifier) -> AnyEntry? {
-        // A transparent container's lookups are its parent's.
-        if let parent, isTransparent.load(ordering: .sequentiallyConsistent) {
-            return parent.memoizedUncachedEntry(ofType: type)
+        memoOwner().container._withUnsafeGuaranteedRef { owner in
+            let bits = owner.memo.load(ordering: .sequentiallyConsistent)
+            guard bits != 0 else { return nil }
+            return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
+                $0.findUncachedEntry(ofType: type)?.takeUnretainedValue()
+            }
         }
-        let bits = memo.load(ordering: .sequentiallyConsistent)
-        guard bits != 0 else { return nil }
-        return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
-            $0.findUncachedEntry(ofType: type)?.takeUnretainedValue()
+    }
+
+    /// The container whose memo answers lookups starting here: the nearest one, from here up,
+    /// that is not transparent (a transparent container's lookups are its parent's).
+    /// Unretained and without touching reference counts: this container keeps its ancestors
+    /// alive.
+    @inline(__always)
+    private func memoOwner() -> (container: Unmanaged<Container>, isSelf: Bool) {
+        var current = Unmanaged.passUnretained(self)
+        var isSelf = true
+        while let parent = current._withUnsafeGuaranteedRef({ container -> Unmanaged<Container>? in
+            container.isTransparent.load(ordering: .sequentiallyConsistent) ? container.parentReference : nil
+        }) {
+            current = parent
+            isSelf = false
         }
+        return (current, isSelf)
     }
 
     /// The memoized slot for `type`'s simple key: this container's own memo, or (for a
     /// transparent container) its parent's, where `perContainer` slots belong to the parent and
     /// are skipped. Call inside `Reclamation.read`.
-    private func memoizedSlot(ofType type: ObjectIdentifier, ownSlotsToo: Bool) -> Unmanaged<AnySlot>? {
-        if let parent, isTransparent.load(ordering: .sequentiallyConsistent) {
-            return parent.memoizedSlot(ofType: type, ownSlotsToo: false)
-        }
-        let bits = memo.load(ordering: .sequentiallyConsistent)
-        guard bits != 0 else { return nil }
-        return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
-            $0.findSlot(ofType: type, perContainerToo: ownSlotsToo)
+    private func memoizedSlot(ofType type: ObjectIdentifier) -> Unmanaged<AnySlot>? {
+        let (owner, isSelf) = memoOwner()
+        return owner._withUnsafeGuaranteedRef { owner in
+            let bits = owner.memo.load(ordering: .sequentiallyConsistent)
+            guard bits != 0 else { return nil }
+            return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
+                $0.findSlot(ofType: type, perContainerToo: isSelf)
+            }
         }
     }
 
@@ -80,7 +95,7 @@ extension Container {
         let thread = ThreadState.currentUnmanaged
         return thread._withUnsafeGuaranteedRef { state -> FastRead? in
             Reclamation.begin(state)
-            if let slot = memoizedSlot(ofType: type, ownSlotsToo: true) { return FastRead(thread: thread, slot: slot) }
+            if let slot = memoizedSlot(ofType: type) { return FastRead(thread: thread, slot: slot) }
             Reclamation.end(state)
             return nil
         }

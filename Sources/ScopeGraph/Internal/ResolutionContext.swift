@@ -54,10 +54,12 @@ final class ResolutionContext: @unchecked Sendable {
     var isDone = false
     var ownedSlots: [AnySlot] = []
 
-    /// True when this context waits for a slot whose factory has returned (coordinator lock held).
-    var waitsForBuiltInstance: Bool {
-        guard let slot = waitingSlot, case .built = slot.phase else { return false }
-        return true
+    /// True when this context waits for a slot whose factory has returned, built by a member
+    /// of its own group: woken, it reads the instance and goes on, so its wait blocks nobody
+    /// (coordinator lock held).
+    var canReadWhatItWaitsFor: Bool {
+        guard let slot = waitingSlot, case .built = slot.phase, let owner = waitingOn else { return false }
+        return owner.group === group
     }
 
     struct Frame {
