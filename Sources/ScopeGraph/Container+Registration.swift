@@ -46,11 +46,7 @@ extension Container: RegistrationStore {
         factory: @escaping @Sendable (Resolver, repeat each A) throws -> T
     ) -> Registration<T> {
         let key = Key(T.self, tag: tag, arguments: Key.argumentTypes(repeat (each A).self))
-        let body: @Sendable (Resolver, Arguments) throws -> T = { resolver, arguments in
-            let tuple = arguments.tuple as! (repeat each A)
-            return try factory(resolver, repeat each tuple)
-        }
-        return makeRegistration(key, lifetime: lifetime, factory: .withArguments(body), in: self)
+        return makeRegistration(key, lifetime: lifetime, factory: .unpacking(factory), in: self)
     }
 
     /// Creates an entry owned by this container and stores it in `store` (this container, or

@@ -40,13 +40,13 @@ import Testing
     @Test func cachedFactoryRunsExactlyOnceUnderContention() {
         for _ in 0..<20 {
             let container = Container()
-            let runs = RunCounter()
+            let runs = Counter()
             container.register(Slow.self, lifetime: .singleton) { _ in
                 runs.increment()
                 Thread.sleep(forTimeInterval: 0.002)
                 return Slow()
             }
-            let seen = SharedBox<[ObjectIdentifier]>([])
+            let seen = Guarded<[ObjectIdentifier]>([])
             runOnThreads(8) { _ in
                 guard let slow = try? container.resolve(Slow.self) else { return }
                 seen.withLock { $0.append(ObjectIdentifier(slow)) }
@@ -60,13 +60,13 @@ import Testing
     @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton, .perContainer])
     func everyCachedLifetimeBuildsOncePerSlot(lifetime: Lifetime) {
         let container = Container()
-        let runs = RunCounter()
+        let runs = Counter()
         container.register(Slow.self, lifetime: lifetime) { _ in
             runs.increment()
             Thread.sleep(forTimeInterval: 0.002)
             return Slow()
         }
-        let seen = SharedBox<[Slow]>([])
+        let seen = Guarded<[Slow]>([])
         runOnThreads(8) { _ in
             if let slow = try? container.resolve(Slow.self) { seen.withLock { $0.append(slow) } }
         }
@@ -92,7 +92,7 @@ import Testing
         #expect(started.wait(timeout: .now() + 5) == .success)
         // While the slow factory is blocked, cached reads and uncached graphs over cached
         // dependencies complete on another thread.
-        let results = SharedBox<[ObjectIdentifier]>([])
+        let results = Guarded<[ObjectIdentifier]>([])
         let finished = runOnThreads(1, timeout: 5) { _ in
             if let again = try? container.resolve(Cached.self), let user = try? container.resolve(UsesCached.self) {
                 results.withLock { $0 = [ObjectIdentifier(again), ObjectIdentifier(user.cached)] }
@@ -108,7 +108,7 @@ import Testing
         // singletons this would never finish, and the watchdog would fail the test.
         let container = Container()
         let meeting = Rendezvous()
-        let met = SharedBox<[Bool]>([])
+        let met = Guarded<[Bool]>([])
         container.register(Left.self, lifetime: .singleton) { _ in
             let arrived = meeting.arriveFirst()
             met.withLock { $0.append(arrived) }
@@ -142,7 +142,7 @@ import Testing
                 _ = try r.resolve(Left.self)
                 return Slow()
             }
-            let failures = RunCounter()
+            let failures = Counter()
             runOnThreads(4) { index in
                 do {
                     if index % 2 == 0 {
@@ -163,7 +163,7 @@ import Testing
         container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
         container.register(Slow.self, lifetime: .singleton) { _ in
             let done = DispatchSemaphore(value: 0)
-            let box = SharedBox<Cached?>(nil)
+            let box = Guarded<Cached?>(nil)
             Thread {
                 box.withLock { $0 = try? container.resolve(Cached.self) }
                 done.signal()
@@ -191,7 +191,7 @@ import Testing
         container.register(Right.self, lifetime: .unique) { _ in Right() }
         container.register(Left.self, lifetime: .singleton) { _ in
             let done = DispatchSemaphore(value: 0)
-            let box = SharedBox<Right?>(nil)
+            let box = Guarded<Right?>(nil)
             Thread {
                 box.withLock { $0 = try? container.resolve(Right.self) }
                 done.signal()
@@ -207,8 +207,8 @@ import Testing
         for _ in 0..<20 {
             let container = Container()
             let meeting = Rendezvous()
-            let leftRuns = RunCounter()
-            let rightRuns = RunCounter()
+            let leftRuns = Counter()
+            let rightRuns = Counter()
             container.register(Left.self, lifetime: .singleton) { _ in
                 leftRuns.increment()
                 _ = meeting.arriveFirst(timeout: 2)
@@ -220,9 +220,9 @@ import Testing
                 return Right()
             }.onResolved { r, right in right.left = try r.resolve() }
 
-            let lefts = SharedBox<[Left]>([])
-            let rights = SharedBox<[Right]>([])
-            let errors = SharedBox<[String]>([])
+            let lefts = Guarded<[Left]>([])
+            let rights = Guarded<[Right]>([])
+            let errors = Guarded<[String]>([])
             runOnThreads(2) { index in
                 do {
                     if index == 0 {
@@ -249,7 +249,7 @@ import Testing
         for _ in 0..<20 {
             let container = Container()
             let meeting = Rendezvous()
-            let concurrentPhase = SharedBox(true)
+            let concurrentPhase = Guarded(true)
             container.register(Left.self, lifetime: .singleton) { r in
                 if concurrentPhase.current { _ = meeting.arriveFirst(timeout: 2) }
                 return Left(right: try r.resolve())
@@ -258,7 +258,7 @@ import Testing
                 if concurrentPhase.current { _ = meeting.arriveSecond(timeout: 2) }
                 return Right(left: try r.resolve())
             }
-            let kinds = SharedBox<[String]>([])
+            let kinds = Guarded<[String]>([])
             runOnThreads(2) { index in
                 do {
                     if index == 0 {
@@ -294,7 +294,7 @@ import Testing
                     _ = finishBlock.wait(timeout: .now() + 5)
                     flagged.ready = true
                 }
-            let readiness = SharedBox<[Bool]>([])
+            let readiness = Guarded<[Bool]>([])
             let builder = Thread {
                 if let flagged = try? container.resolve(Flagged.self) {
                     readiness.withLock { $0.append(flagged.ready) }
@@ -320,7 +320,7 @@ import Testing
 
     @Test func aFailedBuildIsRetriedByTheNextResolve() {
         let container = Container()
-        let attempts = RunCounter()
+        let attempts = Counter()
         struct Boom: Error {}
         container.register(Slow.self, lifetime: .singleton) { _ in
             attempts.increment()
@@ -328,7 +328,7 @@ import Testing
             return Slow()
         }
         #expect(throws: ResolutionError.self) { try container.resolve(Slow.self) }
-        let seen = SharedBox<[ObjectIdentifier]>([])
+        let seen = Guarded<[ObjectIdentifier]>([])
         runOnThreads(8) { _ in
             if let slow = try? container.resolve(Slow.self) { seen.withLock { $0.append(ObjectIdentifier(slow)) } }
         }
@@ -351,7 +351,7 @@ extension ConcurrencyTests {
     /// deinit that resolves (here: a singleton not built yet) neither deadlocks nor crashes.
     @Test func aDeinitThatResolvesWhileAFailedResolveIsReleasedDoesNotDeadlock() {
         let container = Container()
-        let resolvedInDeinit = SharedBox(false)
+        let resolvedInDeinit = Guarded(false)
         container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
         container.register(DeinitHook.self, lifetime: .singleton) { _ in
             DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Cached.self)) != nil } }
@@ -369,8 +369,8 @@ extension ConcurrencyTests {
     /// the same key finds nothing, and no instance survives in the removed registration.
     @Test func removeLeavesNoInstanceBehindEvenWhenADeinitResolvesTheSameKey() throws {
         let container = Container()
-        let alive = SharedBox(0)
-        let reResolved = SharedBox<Bool?>(nil)
+        let alive = Guarded(0)
+        let reResolved = Guarded<Bool?>(nil)
         final class Tracked: @unchecked Sendable {
             let onDeinit: @Sendable () -> Void
             init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }

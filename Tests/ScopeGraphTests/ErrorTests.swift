@@ -330,4 +330,14 @@ import Testing
         #expect(kind.description.hasPrefix("factoryFailed"))
         #expect(kind.description.contains("disk full"))
     }
+
+    /// A type registered under many tags in a big tree does not turn one error into a page.
+    @Test func suggestionsAreCappedWithACountOfTheRest() throws {
+        let container = Container(name: "root")
+        for index in 0..<30 { container.register(Int.self, tag: ServiceTag("t\(index)")) { _ in index } }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Int.self) }
+        #expect(error.suggestions.count == 8)
+        #expect(error.suggestions.last?.contains("23 more close matches") == true)
+        #expect(error.suggestions.first?.contains("t0") == true)
+    }
 }

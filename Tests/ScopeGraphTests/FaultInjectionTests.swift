@@ -10,9 +10,9 @@ private struct InjectedFault: Error, CustomStringConvertible {
 
 /// Decides, from a seeded generator, when a factory or block throws. Faults can be switched off.
 private final class FaultPlan: Sendable {
-    private let state: SharedBox<(enabled: Bool, random: Reliability.SplitMix64)>
+    private let state: Guarded<(enabled: Bool, random: Reliability.SplitMix64)>
 
-    init(seed: UInt64) { state = SharedBox((true, Reliability.SplitMix64(seed: seed))) }
+    init(seed: UInt64) { state = Guarded((true, Reliability.SplitMix64(seed: seed))) }
 
     func disable() { state.withLock { $0.enabled = false } }
 
@@ -28,9 +28,9 @@ private final class FaultPlan: Sendable {
 private final class FragileService: Sendable {
     let label: String
     let dependencies: [FragileService]
-    private let completions = SharedBox(0)
+    private let completions = Guarded(0)
     /// Set by the property-injection blocks of the pair.
-    let peer = SharedBox<FragileService?>(nil)
+    let peer = Guarded<FragileService?>(nil)
 
     init(label: String, dependencies: [FragileService] = []) {
         self.label = label
@@ -92,7 +92,7 @@ private final class FragileService: Sendable {
         let faults = FaultPlan(seed: seed)
         let world = FaultWorld(faults: faults)
         let starts = [world.root, world.left, world.right]
-        let results = SharedBox((returned: [FragileService](), failures: [String](), faultsSeen: 0))
+        let results = Guarded((returned: [FragileService](), failures: [String](), faultsSeen: 0))
         let barrier = Reliability.Barrier(count: Self.threads)
         let finished = runOnThreads(Self.threads, timeout: 60) { index in
             var random = Reliability.SplitMix64(seed: seed &+ UInt64(index) &* 0xBEEF)
@@ -159,8 +159,8 @@ private final class FragileService: Sendable {
 
     @Test func aFailedResolveCachesNoneOfTheSingletonsItBuilt() throws {
         let container = Container(name: "root")
-        let leafBuilds = SharedBox<[FragileService]>([])
-        let failTop = SharedBox(true)
+        let leafBuilds = Guarded<[FragileService]>([])
+        let failTop = Guarded(true)
         container.register(FragileService.self, tag: "leaf", lifetime: .singleton) { _ in
             let leaf = FragileService(label: "leaf")
             leafBuilds.withLock { $0.append(leaf) }
@@ -183,8 +183,8 @@ private final class FragileService: Sendable {
     func aThrowingOnResolvedBlockLeavesNoInstanceBehind(lifetime: Lifetime) throws {
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
-        let failBlock = SharedBox(true)
-        let built = SharedBox(0)
+        let failBlock = Guarded(true)
+        let built = Guarded(0)
         root.register(FragileService.self, lifetime: lifetime) { _ in
             built.withLock { $0 += 1 }
             return FragileService(label: "service")
@@ -216,7 +216,7 @@ private struct FaultWorld {
     let left: Container
     let right: Container
     /// Keeps complete weak singletons alive, so that the slot is exercised, not just rebuilt.
-    let keeper = SharedBox<[FragileService]>([])
+    let keeper = Guarded<[FragileService]>([])
 
     init(faults: FaultPlan) {
         left = root.makeChild(name: "left")

@@ -95,7 +95,7 @@ private struct Watched<Object: AnyObject> {
 
     @Test func weakSingletonsAreNotRetainedAndAreRebuiltAfterTheyGo() throws {
         let container = Container(name: "root")
-        let builds = SharedBox(0)
+        let builds = Guarded(0)
         container.register(LeakProbe.self, lifetime: .weakSingleton) { _ in
             builds.withLock { $0 += 1 }
             return LeakProbe()
@@ -156,7 +156,7 @@ private struct Watched<Object: AnyObject> {
     @Test func instancesBuiltByAFailedResolveAreFreed() throws {
         struct Failure: Error {}
         let container = Container(name: "root")
-        let built = SharedBox<[Watched<LeakProbe>]>([])
+        let built = Guarded<[Watched<LeakProbe>]>([])
         container.register(LeakProbe.self, tag: "dependency", lifetime: .singleton) { _ in
             let probe = LeakProbe()
             built.withLock { $0.append(Watched(probe)) }

@@ -166,7 +166,7 @@ private protocol Unrelated: Sendable {}
 
     @Test func aFactoryThatRemovesItsOwnRegistrationDoesNotHang() throws {
         let container = Container(name: "root")
-        let handle = SharedBox<Registration<Gadget>?>(nil)
+        let handle = Guarded<Registration<Gadget>?>(nil)
         let registration = container.register(Gadget.self, lifetime: .singleton) { _ in
             if let registration = handle.current { container.remove(registration) }
             return Gadget("built while removed")
@@ -208,7 +208,7 @@ private protocol Unrelated: Sendable {}
 
     @Test func aResolverKeptAfterItsResolveReturnedStillWorksOnAnyThread() throws {
         let container = Container(name: "root")
-        let kept = SharedBox<Resolver?>(nil)
+        let kept = Guarded<Resolver?>(nil)
         container.register(Gadget.self, tag: "dependency") { _ in Gadget("dependency") }
         container.register(Gadget.self) { r in
             kept.withLock { $0 = r }
@@ -226,7 +226,7 @@ private protocol Unrelated: Sendable {}
     @Test func aDeinitThatResolvesAndRegistersDuringRemovalDoesNotDeadlock() throws {
         let container = Container(name: "root")
         let child = container.makeChild(name: "child")
-        let observed = SharedBox<[String]>([])
+        let observed = Guarded<[String]>([])
         let hooked = { @Sendable (label: String) in
             DeinitHook {
                 let name = (try? container.resolve(Gadget.self, tag: "witness").name) ?? "nothing"
@@ -265,8 +265,8 @@ private protocol Unrelated: Sendable {}
             root.register(Gadget.self, tag: "graph") { r in Gadget(try r.resolve(Gadget.self, tag: "scoped").name) }
         }
         registerAll()
-        let unexpected = SharedBox<[String]>([])
-        let counts = SharedBox((resolved: 0, missing: 0, clears: 0))
+        let unexpected = Guarded<[String]>([])
+        let counts = Guarded((resolved: 0, missing: 0, clears: 0))
         let deadline = ContinuousClock.now + .seconds(1)
         let finished = runOnThreads(7, timeout: 60) { index in
             var random = Reliability.SplitMix64(seed: UInt64(index))
@@ -322,9 +322,9 @@ private protocol Unrelated: Sendable {}
         feature!.register(Gadget.self, lifetime: .singleton) { r in Gadget(try r.resolve(Gadget.self, tag: "part").name)
         }
         feature!.register(Gadget.self, tag: "part") { _ in Gadget("part") }
-        let unexpected = SharedBox<[String]>([])
-        let outcomes = SharedBox((resolved: 0, missing: 0))
-        let stop = SharedBox(false)
+        let unexpected = Guarded<[String]>([])
+        let outcomes = Guarded((resolved: 0, missing: 0))
+        let stop = Guarded(false)
         let workers = (0..<4).map { _ in
             Reliability.withWatchdogAsync {
                 while !stop.current {
@@ -358,14 +358,14 @@ private protocol Unrelated: Sendable {}
     @Test func bootstrapCalledConcurrentlyBuildsEachEagerSingletonOnce() throws {
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
-        let builds = SharedBox(0)
+        let builds = Guarded(0)
         for container in [root, child] {
             container.register(Gadget.self, lifetime: .eagerSingleton) { _ in
                 builds.withLock { $0 += 1 }
                 return Gadget()
             }
         }
-        let failures = SharedBox<[String]>([])
+        let failures = Guarded<[String]>([])
         let finished = runOnThreads(4, timeout: 30) { _ in
             do { try root.bootstrap() } catch { failures.withLock { $0.append("\(error)") } }
         }
@@ -379,7 +379,7 @@ private protocol Unrelated: Sendable {}
     @Test func aFailingEagerSingletonMakesBootstrapThrowAndALaterBootstrapRetries() throws {
         struct NotYet: Error {}
         let container = Container(name: "root")
-        let ready = SharedBox(false)
+        let ready = Guarded(false)
         container.register(Gadget.self, lifetime: .eagerSingleton) { _ in
             guard ready.current else { throw NotYet() }
             return Gadget("ready")

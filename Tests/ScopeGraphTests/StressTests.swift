@@ -11,7 +11,7 @@ private final class StressService: Sendable {
     let slot: String?
     let dependencies: [StressService]
     /// The identity of the peer set by `onResolved` (property-injection cycle of the base pair).
-    let peer = SharedBox<ObjectIdentifier?>(nil)
+    let peer = Guarded<ObjectIdentifier?>(nil)
 
     init(label: String, slot: String?, dependencies: [StressService]) {
         self.label = label
@@ -41,7 +41,7 @@ private final class StressService: Sendable {
     @Test func sixteenThreadsChurningFiftyLinkedContainersKeepEverySingletonUnique() throws {
         let world = StressWorld()
         let duration = Duration.milliseconds(Int(Self.seconds * 1000))
-        let collected = SharedBox(StressStats())
+        let collected = Guarded(StressStats())
         let clock = ContinuousClock()
         let started = clock.now
         let finished = runOnThreads(Self.threadCount, timeout: Self.seconds + 60) { index in
@@ -85,7 +85,7 @@ private final class StressService: Sendable {
 
 /// An instance that counts how often its `onResolved` block ran.
 private final class Staged: Sendable {
-    let completions = SharedBox(0)
+    let completions = Guarded(0)
     let dependencies: [Staged]
     init(_ dependencies: [Staged] = []) { self.dependencies = dependencies }
 }
@@ -106,7 +106,7 @@ extension StressTests {
         let container = Container(name: "root")
         let aBuilt = DispatchSemaphore(value: 0)
         let bStarted = DispatchSemaphore(value: 0)
-        let aSeenByB = SharedBox<Int?>(nil)
+        let aSeenByB = Guarded<Int?>(nil)
         container.register(Staged.self, tag: "a", lifetime: .singleton) { _ in Staged() }
             .onResolved { _, a in a.completions.withLock { $0 += 1 } }
         container.register(Staged.self, tag: "b", lifetime: .singleton) { r in
@@ -160,9 +160,9 @@ private final class StressWorld: Sendable {
     let visible: [[String]]
     let invisible: [[String]]
     /// Factory runs per cached slot of the stable registrations (never removed or replaced).
-    let factoryRuns = SharedBox<[String: Int]>([:])
+    let factoryRuns = Guarded<[String: Int]>([:])
     /// Keeps weak singletons alive, so that they too must be built exactly once.
-    let keeper = SharedBox<[StressService]>([])
+    let keeper = Guarded<[StressService]>([])
 
     init() {
         var random = Reliability.SplitMix64(seed: 0x5EED_5EED)

@@ -6,6 +6,8 @@
 /// in a container the lookup does not visit (a child of the start, or an unlinked sibling);
 /// a different type with the same name; a type with a similar name. With none, how to register it.
 struct Diagnosis {
+    static let maximumSuggestions = 8
+
     let kind: ResolutionError.Kind
     let searched: [String]
     let suggestions: [String]
@@ -66,6 +68,12 @@ struct Diagnosis {
             suggestions.append(
                 "register it with \(order.first?.name ?? "the container").register(\(key.type).self\(key.tag.map { ", tag: \($0)" } ?? "")) { r in … }."
             )
+        }
+        // In a large tree a type may be registered under many tags: keep the error readable.
+        if suggestions.count > Self.maximumSuggestions {
+            let hidden = suggestions.count - Self.maximumSuggestions + 1
+            suggestions = Array(suggestions.prefix(Self.maximumSuggestions - 1))
+            suggestions.append("… and \(hidden) more close matches: print the container tree (its `description`) to see them all.")
         }
         self.suggestions = suggestions
     }

@@ -41,21 +41,14 @@ final class BuildCoordinator: Sendable {
                 if case .built(let value) = slot.phase { return value }
                 // A member of the cycle that waits for an instance already built can now read
                 // it (same group) and go on: the waits came from publication being delayed,
-                // not from a dependency cycle. Wait for the slot like any other.
-                if cycle.contains(where: { $0.waitsForBuiltInstance }) {
-                    context.waitingOn = owner
-                    context.waitingSlot = slot
-                    context.waitPath = context.stack.map(\.key) + [key]
-                    lock.wait()
-                    context.waitingOn = nil
-                    context.waitingSlot = nil
-                    continue
+                // not from a dependency cycle. Then this one waits for the slot like any other.
+                if !cycle.contains(where: { $0.waitsForBuiltInstance }) {
+                    // A constructor cycle across threads: the whole group fails now, so that the
+                    // other members stop waiting instead of retrying the slots this one gives up.
+                    let error = crossThreadCycleError(context, key: key, owner: owner)
+                    if context.group.error == nil { context.group.error = error }
+                    throw error
                 }
-                // A constructor cycle across threads: the whole group fails now, so that the
-                // other members stop waiting instead of retrying the slots this one gives up.
-                let error = crossThreadCycleError(context, key: key, owner: owner)
-                if context.group.error == nil { context.group.error = error }
-                throw error
             }
             context.waitingOn = owner
             context.waitingSlot = slot

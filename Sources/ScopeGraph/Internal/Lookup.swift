@@ -34,12 +34,11 @@ extension Container {
     /// argument-free key of `type`, when the registration's own type is `type`; retained.
     /// Call inside `Reclamation.read`.
     func memoizedUncachedEntry(ofType type: ObjectIdentifier) -> AnyEntry? {
-        var container = self
         // A transparent container's lookups are its parent's.
-        while let parent = container.parent, container.isTransparent.load(ordering: .sequentiallyConsistent) {
-            container = parent
+        if let parent, isTransparent.load(ordering: .sequentiallyConsistent) {
+            return parent.memoizedUncachedEntry(ofType: type)
         }
-        let bits = container.memo.load(ordering: .sequentiallyConsistent)
+        let bits = memo.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return nil }
         return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
             $0.findUncachedEntry(ofType: type)?.takeUnretainedValue()

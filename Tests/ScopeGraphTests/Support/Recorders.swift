@@ -15,6 +15,9 @@ final class Guarded<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// A copy of the current value.
+    var current: Value { withLock { $0 } }
 }
 
 /// Counts how many times something ran: a factory, an `onResolved` block, a deinit.

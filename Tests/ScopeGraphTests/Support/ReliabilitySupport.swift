@@ -1,7 +1,7 @@
 import Foundation
 
 /// Helpers shared by the reliability suites (stress, fault injection, lookup model, leaks,
-/// misuse), next to `ThreadHarness.swift`'s `runOnThreads` and `SharedBox`: a deterministic
+/// misuse), next to `ThreadHarness.swift`'s `runOnThreads` and `Guarded`: a deterministic
 /// random generator, a barrier, and work on a thread collected under a watchdog. Kept in one
 /// namespace so that they cannot clash with helpers of other suites.
 enum Reliability {

@@ -26,37 +26,6 @@ func runOnThreads(
     return finished
 }
 
-/// A thread-safe box for values that tests collect from several threads.
-final class SharedBox<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-    var current: Value { withLock { $0 } }
-}
-
-/// A thread-safe counter.
-final class RunCounter: @unchecked Sendable {
-    // @unchecked: `count` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count = 0
-    func increment() {
-        lock.lock()
-        count += 1
-        lock.unlock()
-    }
-    var value: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return count
-    }
-}
-
 /// Two parties meet: each `arrive` signals its own side and waits (bounded) for the other.
 /// Returns false when the other side never came.
 final class Rendezvous: Sendable {
