@@ -14,14 +14,10 @@
 /// A `Resolver` used on another thread than the one running the factory starts a separate
 /// resolution there, from the same container.
 public struct Resolver: Resolving, ResolutionEntryPoint {
-    /// The container this resolver starts its lookups from.
+    /// The container this resolver starts its lookups from. (The resolve in progress is found
+    /// through the thread, not stored: a resolver used on the factory's thread joins it, one
+    /// used elsewhere starts its own.)
     public let container: Container
-
-    /// The resolve in progress is found through the thread, not stored: a resolver used on
-    /// the factory's thread joins it, one used elsewhere starts its own.
-    init(container: Container) {
-        self.container = container
-    }
 
     /// Resolves `type` and `tag` as part of the resolve in progress.
     /// - Parameters:

@@ -61,7 +61,7 @@ extension Container {
     ) async rethrows -> R {
         let (scope, recorder) = makeOverrideScope(overrides)
         defer { withExtendedLifetime(recorder) {} }
-        return try await scope.run(isolation: isolation, operation)
+        return try await scope.runAsync(isolation: isolation, operation)
     }
 
     /// A new scope, nested in the current task's scope, holding the overrides on this container.

@@ -24,11 +24,6 @@ public struct OverrideRegistrar {
     public let container: Container
     let recorder: OverrideRecorder
 
-    init(container: Container, recorder: OverrideRecorder) {
-        self.container = container
-        self.recorder = recorder
-    }
-
     /// Overrides the registration of `type` (and `tag`) in ``container``.
     ///
     /// - Parameters:

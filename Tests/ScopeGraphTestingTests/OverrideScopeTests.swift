@@ -5,7 +5,9 @@ import Testing
 @Suite struct OverrideScopeTests {
     @Test func anOverrideAnswersBeforeTheContainersOwnRegistrationOnlyDuringTheOperation() throws {
         let fixture = ProfileFixture()
-        let inside = try fixture.container.withOverrides({ $0.register((any API).self) { _ in FakeAPI() } }) {
+        let inside = try fixture.container.withOverrides {
+            $0.register((any API).self) { _ in FakeAPI() }
+        } operation: {
             try fixture.container.resolve((any API).self).name
         }
         #expect(inside == "fake")
@@ -14,8 +16,12 @@ import Testing
 
     @Test func theOperationsResultIsReturned() async throws {
         let container = Container(name: "app")
-        let sync = container.withOverrides({ _ in }) { 41 + 1 }
-        let async = await container.withOverrides({ _ in }) { () async -> String in
+        let sync = container.withOverrides { _ in
+        } operation: {
+            41 + 1
+        }
+        let async = await container.withOverrides { _ in
+        } operation: { () async -> String in
             await Task.yield()
             return "done"
         }
@@ -28,7 +34,9 @@ import Testing
         let cached = try fixture.container.resolve(Profile.self)
         #expect(cached.api.name == "real")
 
-        let scoped = try fixture.container.withOverrides({ $0.register((any API).self) { _ in FakeAPI() } }) {
+        let scoped = try fixture.container.withOverrides {
+            $0.register((any API).self) { _ in FakeAPI() }
+        } operation: {
             let first = try fixture.container.resolve(Profile.self)
             #expect(try fixture.container.resolve(Profile.self) === first, "built once per scope")
             return first
@@ -42,7 +50,9 @@ import Testing
 
     @Test func aSingletonResolvedOnlyInsideAScopeIsNeverCachedInTheContainer() throws {
         let fixture = ProfileFixture()
-        let scoped = try fixture.container.withOverrides({ $0.register((any API).self) { _ in FakeAPI() } }) {
+        let scoped = try fixture.container.withOverrides {
+            $0.register((any API).self) { _ in FakeAPI() }
+        } operation: {
             try fixture.container.resolve(Profile.self)
         }
         #expect(fixture.profileBuilds.value == 1)
@@ -59,10 +69,12 @@ import Testing
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .singleton) { _ in Widget() }
         container.register(Widget.self, tag: "per", lifetime: .perContainer) { _ in Widget() }
-        let first = try container.withOverrides({ _ in }) {
+        let first = try container.withOverrides { _ in
+        } operation: {
             (try container.resolve(Widget.self), try container.resolve(Widget.self, tag: "per"))
         }
-        let second = try container.withOverrides({ _ in }) {
+        let second = try container.withOverrides { _ in
+        } operation: {
             (try container.resolve(Widget.self), try container.resolve(Widget.self, tag: "per"))
         }
         #expect(first.0 !== second.0)
@@ -73,11 +85,13 @@ import Testing
         let container = Container(name: "app")
         container.register(String.self) { _ in "real" }
         container.register(Int.self) { _ in 0 }
-        try container.withOverrides({
+        try container.withOverrides {
             $0.register(String.self) { _ in "outer" }
             $0.register(Int.self) { _ in 1 }
-        }) {
-            try container.withOverrides({ $0.register(String.self) { _ in "inner" } }) { () throws in
+        } operation: {
+            try container.withOverrides {
+                $0.register(String.self) { _ in "inner" }
+            } operation: { () throws in
                 #expect(try container.resolve(String.self) == "inner")
                 #expect(try container.resolve(Int.self) == 1, "the outer scope's other overrides still apply")
             }
@@ -91,8 +105,12 @@ import Testing
         let feature = root.makeChild(name: "feature")
         root.register(String.self) { _ in "root" }
         feature.register(Int.self) { _ in 0 }
-        try root.withOverrides({ $0.register(String.self) { _ in "fake root" } }) {
-            try feature.withOverrides({ $0.register(Int.self) { _ in 7 } }) { () throws in
+        try root.withOverrides {
+            $0.register(String.self) { _ in "fake root" }
+        } operation: {
+            try feature.withOverrides {
+                $0.register(Int.self) { _ in 7 }
+            } operation: { () throws in
                 #expect(try feature.resolve(String.self) == "fake root")
                 #expect(try feature.resolve(Int.self) == 7)
             }
@@ -109,8 +127,12 @@ import Testing
         // Lookups from `feature` are memoized by these resolves; a scope must not use the memo.
         #expect(try feature.resolve(String.self) == "root")
         #expect(try feature.resolve(Int.self) == 0)
-        try root.withOverrides({ $0.register(String.self) { _ in "fake root" } }) {
-            try partner.withOverrides({ $0.register(Int.self) { _ in 9 } }) { () throws in
+        try root.withOverrides {
+            $0.register(String.self) { _ in "fake root" }
+        } operation: {
+            try partner.withOverrides {
+                $0.register(Int.self) { _ in 9 }
+            } operation: { () throws in
                 #expect(try feature.resolve(String.self) == "fake root")
                 #expect(try feature.resolve(Int.self) == 9)
             }
@@ -121,7 +143,9 @@ import Testing
         let root = Container(name: "root")
         let feature = root.makeChild(name: "feature")
         feature.register(String.self) { _ in "feature" }
-        try root.withOverrides({ $0.register(String.self) { _ in "fake root" } }) { () throws in
+        try root.withOverrides {
+            $0.register(String.self) { _ in "fake root" }
+        } operation: { () throws in
             #expect(try feature.resolve(String.self) == "feature")
             #expect(try root.resolve(String.self) == "fake root")
         }
@@ -131,7 +155,9 @@ import Testing
         let container = Container(name: "app")
         container.register(String.self) { _ in "real" }
         #expect(throws: Boom.self) {
-            try container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+            try container.withOverrides {
+                $0.register(String.self) { _ in "fake" }
+            } operation: {
                 #expect(try container.resolve(String.self) == "fake")
                 throw Boom()
             }
@@ -143,7 +169,9 @@ import Testing
         let container = Container(name: "app")
         container.register(String.self) { _ in "real" }
         await #expect(throws: Boom.self) {
-            try await container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+            try await container.withOverrides {
+                $0.register(String.self) { _ in "fake" }
+            } operation: {
                 await Task.yield()
                 #expect(try container.resolve(String.self) == "fake")
                 throw Boom()
@@ -155,7 +183,9 @@ import Testing
     @Test func childTasksInheritTheScopeAndDetachedTasksDoNot() async throws {
         let container = Container(name: "app")
         container.register(String.self) { _ in "real" }
-        let seen = try await container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+        let seen = try await container.withOverrides {
+            $0.register(String.self) { _ in "fake" }
+        } operation: {
             async let inAsyncLet = container.resolve(String.self)
             let inTask = try await Task { try container.resolve(String.self) }.value
             let inGroup = try await withThrowingTaskGroup(of: String.self) { group in
@@ -171,7 +201,9 @@ import Testing
     @Test func aCallbackOnAnotherThreadDoesNotSeeTheScope() throws {
         let container = Container(name: "app")
         container.register(String.self) { _ in "real" }
-        let seen = container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+        let seen = container.withOverrides {
+            $0.register(String.self) { _ in "fake" }
+        } operation: {
             let here = try? container.resolve(String.self)
             let there = onAnotherThread { try? container.resolve(String.self) }
             return [here, there ?? nil]
@@ -194,10 +226,10 @@ import Testing
         weak var fake: FakeAPI?
         weak var profile: Profile?
 
-        container.withOverrides({
+        container.withOverrides {
             $0.register((any API).self, lifetime: .singleton) { _ in FakeAPI() }
             $0.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
-        }) {
+        } operation: {
             singleton = try? container.resolve(Widget.self, tag: "singleton")
             weakSingleton = try? container.resolve(Widget.self, tag: "weak")
             eager = try? container.resolve(Widget.self, tag: "eager")
@@ -222,7 +254,9 @@ import Testing
         let fixture = ProfileFixture()
         weak var profile: Profile?
         weak var fake: FakeAPI?
-        try await fixture.container.withOverrides({ $0.register((any API).self) { _ in FakeAPI() } }) {
+        try await fixture.container.withOverrides {
+            $0.register((any API).self) { _ in FakeAPI() }
+        } operation: {
             await Task.yield()
             let built = try await Task { try fixture.container.resolve(Profile.self) }.value
             profile = built
@@ -236,7 +270,9 @@ import Testing
         let container = Container(name: "app")
         container.register(String.self) { _ in "real" }
         container.register(String.self, tag: "other") { _ in "other" }
-        try container.withOverrides({ $0.register(String.self) { _ in "fake" } }) { () throws in
+        try container.withOverrides {
+            $0.register(String.self) { _ in "fake" }
+        } operation: { () throws in
             #expect(try container.resolveAll(String.self) == ["fake", "other"])
             #expect(try container.resolve(String?.self) == "fake")
             #expect(try container.resolveIfRegistered(String.self) == "fake")
@@ -245,7 +281,9 @@ import Testing
 
     @Test func anOverrideCanAddAKeyTheContainerDoesNotHave() throws {
         let container = Container(name: "app")
-        try container.withOverrides({ $0.register(Int.self) { _ in 5 } }) { () throws in
+        try container.withOverrides {
+            $0.register(Int.self) { _ in 5 }
+        } operation: { () throws in
             #expect(try container.resolve(Int.self) == 5)
         }
         #expect(try container.resolveIfRegistered(Int.self) == nil)
@@ -255,7 +293,9 @@ import Testing
         let container = Container(name: "app")
         container.register(String.self) { _ in "real" }
         let seen = try Container.$current.withValue(container) {
-            try container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+            try container.withOverrides {
+                $0.register(String.self) { _ in "fake" }
+            } operation: {
                 try Container.current.resolve(String.self)
             }
         }
@@ -266,7 +306,9 @@ import Testing
         let screen = Screen()
         let container = Container(name: "app")
         container.register(String.self) { _ in "real" }
-        try await container.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+        try await container.withOverrides {
+            $0.register(String.self) { _ in "fake" }
+        } operation: {
             await Task.yield()
             screen.title = try container.resolve(String.self)
         }

@@ -26,7 +26,8 @@ private enum Fixture {
 
     @Test func withoutTheTraitATestSeesNoOverride() throws {
         // An empty scope, so that the fixture's own cache stays untouched for other tests.
-        let name = try Fixture.container.withOverrides({ _ in }) {
+        let name = try Fixture.container.withOverrides { _ in
+        } operation: {
             try Fixture.container.resolve(Profile.self).api.name
         }
         #expect(name == "real")

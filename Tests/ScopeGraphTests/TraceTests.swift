@@ -103,9 +103,13 @@ private final class TraceEventLog: @unchecked Sendable {
         let tree = appTree()
         let outer = TraceEventLog()
         let inner = TraceEventLog()
-        try Container.withTrace({ outer.append($0) }) {
+        try Container.withTrace {
+            outer.append($0)
+        } operation: {
             _ = try tree.app.resolve(TLogger.self)
-            try Container.withTrace({ inner.append($0) }) {
+            try Container.withTrace {
+                inner.append($0)
+            } operation: {
                 _ = try tree.app.resolve(TDatabase.self)
             }
         }
@@ -125,7 +129,9 @@ private final class TraceEventLog: @unchecked Sendable {
     @Test func tracesAsyncOperationsAndTheirChildTasks() async throws {
         let tree = appTree()
         let log = TraceEventLog()
-        try await Container.withTrace({ log.append($0) }) {
+        try await Container.withTrace {
+            log.append($0)
+        } operation: {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { _ = try tree.feature.resolve(TScreen.self) }
                 try await group.waitForAll()
@@ -137,7 +143,11 @@ private final class TraceEventLog: @unchecked Sendable {
     @Test func resolvesOutsideATraceAreNotReported() throws {
         let tree = appTree()
         let log = TraceEventLog()
-        try Container.withTrace({ log.append($0) }) { _ = try tree.app.resolve(TLogger.self) }
+        try Container.withTrace {
+            log.append($0)
+        } operation: {
+            _ = try tree.app.resolve(TLogger.self)
+        }
         _ = try tree.app.resolve(TDatabase.self)
         #expect(log.all.map(\.key.description) == ["TLogger"])
     }

@@ -73,7 +73,8 @@ struct Diagnosis {
         if suggestions.count > Self.maximumSuggestions {
             let hidden = suggestions.count - Self.maximumSuggestions + 1
             suggestions = Array(suggestions.prefix(Self.maximumSuggestions - 1))
-            suggestions.append("… and \(hidden) more close matches: print the container tree (its `description`) to see them all.")
+            suggestions.append(
+                "… and \(hidden) more close matches: print the container tree (its `description`) to see them all.")
         }
         self.suggestions = suggestions
     }

@@ -121,7 +121,7 @@ extension Container {
     public static func withTrace<R>(
         _ sink: @escaping @Sendable (ResolutionTrace.Event) -> Void, operation: () async throws -> R
     ) async rethrows -> R {
-        try await tracingScope(sink).run(operation)
+        try await tracingScope(sink).runAsync(operation)
     }
 
     /// Runs `operation` and returns its result with the trace of everything it resolved.

@@ -82,11 +82,15 @@ package final class ResolutionScope: @unchecked Sendable {
         return try ResolutionScope.$current.withValue(self) { try body() }
     }
 
-    /// Runs `body` with this scope bound to the current task (and its child tasks).
-    package func run<R>(_ body: () async throws -> R) async rethrows -> R {
+    /// Runs `body` with this scope bound to the current task (and its child tasks), on the
+    /// caller's actor: `body` is never sent to another isolation domain, so callers isolated
+    /// to an actor (a `@MainActor` test) may pass closures that touch its state.
+    package func runAsync<R>(
+        isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R
+    ) async rethrows -> R {
         ScopeActivity.enter()
         defer { ScopeActivity.leave() }
-        return try await ResolutionScope.$current.withValue(self) { try await body() }
+        return try await ResolutionScope.$current.withValue(self, operation: body, isolation: isolation)
     }
 }
 
