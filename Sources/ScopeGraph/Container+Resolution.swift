@@ -17,9 +17,10 @@ extension Container: Resolving, ResolutionEntryPoint {
     ///
     /// Inlined into the caller and specialized for `T`, so the common requests need no
     /// generic machinery: an instance already published for a memoized lookup (no lock, no
-    /// allocation, no dynamic cast), and a new `unique` or `graph` instance of a memoized
+    /// allocation, no dynamic cast), a new `unique` or `graph` instance of a memoized
     /// registration (the factory called directly, with the same bookkeeping as every
-    /// construction). Everything else takes the general path.
+    /// construction), and the `graph` instance this resolve already holds. Everything else
+    /// takes the general path.
     @inlinable
     func resolveRequest<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
         if tag == nil {
@@ -27,15 +28,21 @@ extension Container: Resolving, ResolutionEntryPoint {
                 let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }
                 read.end()
                 if let cached { return cached }
-            } else if let construction = beginUncachedConstruction(ofType: ObjectIdentifier(T.self)) {
-                let value: T
-                do {
-                    value = try unsafeDowncast(construction.entry, to: Entry<T>.self).make(construction.resolver, nil)
-                } catch {
-                    throw failUncachedConstruction(construction, error)
+            } else if let start = beginUncachedConstruction(ofType: ObjectIdentifier(T.self)) {
+                switch start {
+                case .shared(let instance):
+                    return instance as! T
+                case .construct(let construction):
+                    let value: T
+                    do {
+                        value = try unsafeDowncast(construction.entry, to: Entry<T>.self).make(
+                            construction.resolver, nil)
+                    } catch {
+                        throw failUncachedConstruction(construction, error)
+                    }
+                    try finishUncachedConstruction(construction, value)
+                    return value
                 }
-                try finishUncachedConstruction(construction, value)
-                return value
             }
         }
         return try resolveInContext(type, tag: tag)

@@ -327,7 +327,7 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     /// True when this resolve already holds the `graph` instance of `identity`.
-    func hasGraphInstance(_ identity: Identity) -> Bool { graph[identity] != nil }
+    func graphInstance(_ identity: Identity) -> Any? { graph.isEmpty ? nil : graph[identity] }
 
     /// Records a new `graph` instance for the rest of this resolve.
     func storeGraphInstance(_ identity: Identity, _ value: Any) { graph[identity] = value }
