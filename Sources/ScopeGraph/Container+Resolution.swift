@@ -28,21 +28,17 @@ extension Container: Resolving, ResolutionEntryPoint {
                 let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }
                 read.end()
                 if let cached { return cached }
-            } else if let start = beginUncachedConstruction(ofType: ObjectIdentifier(T.self)) {
-                switch start {
-                case .shared(let instance):
-                    return instance as! T
-                case .construct(let construction):
-                    let value: T
-                    do {
-                        value = try unsafeDowncast(construction.entry, to: Entry<T>.self).make(
-                            construction.resolver, nil)
-                    } catch {
-                        throw failUncachedConstruction(construction, error)
-                    }
-                    try finishUncachedConstruction(construction, value)
-                    return value
+            } else if let construction = beginUncachedConstruction(ofType: ObjectIdentifier(T.self)) {
+                let value: T
+                do {
+                    value = try unsafeDowncast(construction.entry, to: Entry<T>.self).make(construction.resolver, nil)
+                } catch {
+                    throw failUncachedConstruction(construction, error)
                 }
+                try finishUncachedConstruction(construction, value)
+                return value
+            } else if let shared = sharedGraphInstance(ofType: ObjectIdentifier(T.self)) {
+                return shared as! T
             }
         }
         return try resolveInContext(type, tag: tag)

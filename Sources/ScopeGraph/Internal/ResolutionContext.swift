@@ -41,10 +41,15 @@ final class ResolutionContext: @unchecked Sendable {
     /// forever: that is a cycle, reported instead of looping.
     @exclusivity(unchecked) private var blockLineage: [(entry: ObjectIdentifier, key: Key, isUnique: Bool)] = []
     /// Where the top-level request started, for suggestions in errors.
-    @exclusivity(unchecked) private(set) var topLevelStart: Container?
+    /// Unretained: the caller of the top-level resolve holds the container for its duration,
+    /// and retaining it (a weakly referenced object, so through its side table) would cost
+    /// every resolve.
+    @exclusivity(unchecked) private var topLevelStart: Unmanaged<Container>?
 
     /// Records where a top-level request started (the inlined path calls this).
-    func noteTopLevelStart(_ start: Container) { if topLevelStart == nil { topLevelStart = start } }
+    func noteTopLevelStart(_ start: Container) {
+        if topLevelStart == nil { topLevelStart = Unmanaged.passUnretained(start) }
+    }
 
     // Guarded by BuildCoordinator.shared.lock.
     var group: ResolutionGroup!
@@ -211,7 +216,7 @@ final class ResolutionContext: @unchecked Sendable {
     // MARK: Resolving within the context
 
     func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
-        if topLevelStart == nil { topLevelStart = start }
+        noteTopLevelStart(start)
         if let entry = start.lookup(key, scope: scope) {
             return try produce(entry, Request(key: key, start: start, arguments: arguments), as: T.self)
         }
@@ -424,7 +429,8 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     func missingError(_ key: Key, from start: Container) -> ResolutionError {
-        let diagnosis = Diagnosis(key: key, start: start, scope: scope, topLevelStart: topLevelStart)
+        let diagnosis = Diagnosis(
+            key: key, start: start, scope: scope, topLevelStart: topLevelStart?.takeUnretainedValue())
         return error(diagnosis.kind, key, searched: diagnosis.searched, suggestions: diagnosis.suggestions)
     }
 

@@ -11,44 +11,48 @@ struct UncachedConstruction {
     let thread: Unmanaged<ThreadState>?
 }
 
-/// What the inlined path does with a memoized `unique`/`graph` registration.
-@usableFromInline
-enum UncachedStart {
-    /// The resolve in progress already holds this `graph` instance: share it.
-    case shared(Any)
-    /// Build a new instance.
-    case construct(UncachedConstruction)
-}
-
 extension Container {
-    /// Starts resolving the memoized `unique`/`graph` registration of `type`'s untagged,
-    /// argument-free key, when nothing else needs the general path (no scope may be active,
-    /// and it is not already being built: a cycle, which the general path reports): the
-    /// `graph` instance the resolve in progress already holds, or a new construction.
+    /// Starts building a new instance of the memoized `unique`/`graph` registration of
+    /// `type`'s untagged, argument-free key, when nothing else needs the general path: no scope
+    /// may be active, the resolve in progress (if any) holds no `graph` instance of it (see
+    /// `sharedGraphInstance`), and it is not already being built (a cycle, which the general
+    /// path reports).
     @usableFromInline
-    func beginUncachedConstruction(ofType type: ObjectIdentifier) -> UncachedStart? {
+    func beginUncachedConstruction(ofType type: ObjectIdentifier) -> UncachedConstruction? {
         guard !ScopeActivity.mayBeActive else { return nil }
         let threadReference = ThreadState.currentUnmanaged
         let thread = threadReference.takeUnretainedValue()
         guard let entry = Reclamation.read(thread, { memoizedUncachedEntry(ofType: type) }) else { return nil }
         let identity = ResolutionContext.Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
         if let running = thread.context?.takeUnretainedValue() {
-            if entry.lifetime == .graph, let shared = running.graphInstance(identity) { return .shared(shared) }
+            if entry.lifetime == .graph, running.graphInstance(identity) != nil { return nil }
             guard let resolver = try? running.enterConstruction(entry, key: entry.key, root: self, identity: identity)
             else {
                 return nil
             }
-            return .construct(
-                UncachedConstruction(
-                    entry: entry, resolver: resolver, context: running, identity: identity, thread: nil))
+            return UncachedConstruction(
+                entry: entry, resolver: resolver, context: running, identity: identity, thread: nil)
         }
         let context = ResolutionContext.startTopLevel(on: thread)
         context.noteTopLevelStart(self)
         // A top-level construction has an empty stack: no cycle is possible.
         let resolver = try! context.enterConstruction(entry, key: entry.key, root: self, identity: identity)
-        return .construct(
-            UncachedConstruction(
-                entry: entry, resolver: resolver, context: context, identity: identity, thread: threadReference))
+        return UncachedConstruction(
+            entry: entry, resolver: resolver, context: context, identity: identity, thread: threadReference)
+    }
+
+    /// The `graph` instance of the memoized registration of `type`'s untagged, argument-free
+    /// key that the resolve in progress on this thread already holds, if any (and no scope may
+    /// be active).
+    @usableFromInline
+    func sharedGraphInstance(ofType type: ObjectIdentifier) -> Any? {
+        guard !ScopeActivity.mayBeActive else { return nil }
+        let thread = ThreadState.currentUnmanaged.takeUnretainedValue()
+        guard let running = thread.context?.takeUnretainedValue(),
+            let entry = Reclamation.read(thread, { memoizedUncachedEntry(ofType: type) }), entry.lifetime == .graph
+        else { return nil }
+        return running.graphInstance(
+            ResolutionContext.Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(self)))
     }
 
     /// Finishes a construction whose factory returned `value`.
