@@ -15,10 +15,7 @@ package final class Lock: @unchecked Sendable {
     private let condition: UnsafeMutablePointer<pthread_cond_t>
 
     package init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let result = pthread_mutex_init(mutex, nil)
-        precondition(result == 0, "pthread_mutex_init failed with \(result)")
+        mutex = makeMutex()
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         let condResult = pthread_cond_init(condition, nil)
@@ -28,8 +25,7 @@ package final class Lock: @unchecked Sendable {
     deinit {
         pthread_cond_destroy(condition)
         condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        destroyMutex(mutex)
     }
 
     @inline(__always) package func lock() { pthread_mutex_lock(mutex) }
@@ -61,16 +57,10 @@ package final class Locked<State>: @unchecked Sendable {
 
     package init(_ state: State) {
         self.state = state
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        let result = pthread_mutex_init(mutex, nil)
-        precondition(result == 0, "pthread_mutex_init failed with \(result)")
+        mutex = makeMutex()
     }
 
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
+    deinit { destroyMutex(mutex) }
 
     @inline(__always)
     package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
@@ -78,4 +68,18 @@ package final class Locked<State>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)
     }
+}
+
+/// A heap-allocated, initialized pthread mutex (it must never move).
+private func makeMutex() -> UnsafeMutablePointer<pthread_mutex_t> {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    let result = pthread_mutex_init(mutex, nil)
+    precondition(result == 0, "pthread_mutex_init failed with \(result)")
+    return mutex
+}
+
+private func destroyMutex(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
 }
