@@ -33,9 +33,6 @@ package struct Key: Hashable, @unchecked Sendable {
         arguments.count == other.arguments.count && zip(arguments, other.arguments).allSatisfy { $0 == $1 }
     }
 
-    /// True when both keys name the same type and tag, whatever their argument types.
-    func sameTypeAndTag(as other: Key) -> Bool { type == other.type && tag == other.tag }
-
     /// The public, printable form.
     var serviceKey: ServiceKey {
         ServiceKey(

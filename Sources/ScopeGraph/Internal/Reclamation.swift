@@ -89,8 +89,6 @@ final class ThreadState: @unchecked Sendable {
         set { contextBits.store(newValue.map { Int(bitPattern: $0.toOpaque()) } ?? 0, ordering: .relaxed) }
     }
 
-    var isResolving: Bool { contextBits.load(ordering: .relaxed) != 0 }
-
     /// A finished context kept for this thread's next top-level resolve (owning thread only).
     @exclusivity(unchecked) var spareContext: ResolutionContext?
     /// Keeps the announcement on a cache line of its own, away from other threads' states.
