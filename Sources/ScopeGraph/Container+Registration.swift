@@ -147,11 +147,6 @@ extension Container: RegistrationStore {
     }
 
     /// The `perContainer` slot of `entry` in this container, created on first use.
-    func perContainerSlot<T>(for entry: Entry<T>) -> Slot<T> {
-        unsafeDowncast(erasedPerContainerSlot(for: entry), to: Slot<T>.self)
-    }
-
-    /// The `perContainer` slot of `entry` in this container, created on first use.
     func erasedPerContainerSlot(for entry: AnyEntry) -> AnySlot {
         state.withLock { state in
             let id = ObjectIdentifier(entry)

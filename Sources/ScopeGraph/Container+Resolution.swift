@@ -19,26 +19,32 @@ extension Container: Resolving, ResolutionEntryPoint {
     /// generic machinery: an instance already published for a memoized lookup (no lock, no
     /// allocation, no dynamic cast), a new `unique` or `graph` instance of a memoized
     /// registration (the factory called directly, with the same bookkeeping as every
-    /// construction), and the `graph` instance this resolve already holds. Everything else
-    /// takes the general path.
+    /// construction), and the `graph` instance this resolve already holds. One probe of the
+    /// memo tells which; everything else takes the general path.
     @inlinable
     func resolveRequest<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
         if tag == nil {
-            if let read = beginFastRead(ofType: ObjectIdentifier(T.self)) {
+            switch beginFastPath(ofType: ObjectIdentifier(T.self)) {
+            case .cached(let read):
                 let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }
                 read.end()
                 if let cached { return cached }
-            } else if let construction = beginUncachedConstruction(ofType: ObjectIdentifier(T.self)) {
+            case .construct(let construction):
                 let value: T
                 do {
-                    value = try unsafeDowncast(construction.entry, to: Entry<T>.self).make(construction.resolver, nil)
+                    // The construction holds the entry: no reference counting around the call.
+                    value = try Unmanaged<Entry<T>>.fromOpaque(construction.entry.toOpaque())._withUnsafeGuaranteedRef {
+                        try $0.makeWithoutArguments(Resolver(container: self))
+                    }
                 } catch {
                     throw failUncachedConstruction(construction, error)
                 }
                 try finishUncachedConstruction(construction, value)
                 return value
-            } else if let shared = sharedGraphInstance(ofType: ObjectIdentifier(T.self)) {
-                return shared as! T
+            case .shared(let position):
+                return sharedGraphInstance(at: position) as! T
+            case .general:
+                break
             }
         }
         return try resolveInContext(type, tag: tag)

@@ -19,6 +19,9 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     /// used elsewhere starts its own.)
     public let container: Container
 
+    @usableFromInline
+    init(container: Container) { self.container = container }
+
     /// Resolves `type` and `tag` as part of the resolve in progress.
     /// - Parameters:
     ///   - type: The service type.
@@ -59,5 +62,5 @@ package struct Arguments: @unchecked Sendable {
     // calls, on that same thread.
     package let tuple: Any
 
-    package init<each A>(_ values: repeat each A) { tuple = (repeat each values) }
+    @usableFromInline package init<each A>(_ values: repeat each A) { tuple = (repeat each values) }
 }

@@ -54,7 +54,9 @@ final class BuildCoordinator: Sendable {
             context.waitingOn = owner
             context.waitingSlot = slot
             context.waitPath = context.stack.map(\.key) + [key]
+            owner.waiters += 1
             lock.wait()
+            owner.waiters -= 1
             context.waitingOn = nil
             context.waitingSlot = nil
         }
@@ -92,6 +94,20 @@ final class BuildCoordinator: Sendable {
             lock.unlock()
             graveyard.removeAll()
         }
+        if context.group.members.count == 1, context.group.error == nil, context.group.runningBlocks == 0,
+            !context.hasPendingBlocks
+        {
+            // Alone in its group with no blocks to run (the common case): publish now.
+            context.isDone = true
+            publish(context, into: &graveyard)
+            context.group.published = true
+            context.group = nil
+            // Nobody can reach this context any more (its slots are released and no waiter
+            // still points to it): its thread may reuse it.
+            context.isRecyclable = context.waiters == 0
+            lock.broadcast()
+            return
+        }
         context.isDone = true
         lock.broadcast()
         // The group and its members reference each other; a finished member lets go.
@@ -114,23 +130,27 @@ final class BuildCoordinator: Sendable {
                     }
                     continue  // blocks may have built more instances, with blocks of their own
                 }
-                for member in context.group.members {
-                    for slot in member.ownedSlots where slot.builder === member {
-                        if case .built(let value) = slot.phase {
-                            graveyard += slot.publish(value) as [Any]
-                            graveyard.append(value)
-                        }
-                        slot.builder = nil
-                        slot.phase = .constructing
-                    }
-                    member.ownedSlots = []
-                }
+                for member in context.group.members { publish(member, into: &graveyard) }
                 context.group.published = true
                 lock.broadcast()
                 return
             }
             lock.wait()
         }
+    }
+
+    /// Publishes what `member` built and releases its slots. What no slot keeps (replaced
+    /// boxes, weakly held instances) goes to `graveyard`, for release after unlocking.
+    private func publish(_ member: ResolutionContext, into graveyard: inout [Any]) {
+        for slot in member.ownedSlots where slot.builder === member {
+            if case .built(let value) = slot.phase {
+                graveyard += slot.publish(value) as [Any]
+                if slot.isWeak { graveyard.append(value) }
+            }
+            slot.builder = nil
+            slot.phase = .constructing
+        }
+        member.ownedSlots.removeAll(keepingCapacity: true)
     }
 
     /// Runs blocks of the group's members with the lock released, each with its owner's

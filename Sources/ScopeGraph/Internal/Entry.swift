@@ -42,6 +42,9 @@ package class AnyEntry: @unchecked Sendable {
     }
 
     /// The `onResolved` blocks, in the order added; empty without taking the lock when none.
+    /// True once an `onResolved` block was added; no lock, no array.
+    var hasOnResolvedBlocks: Bool { blockCount.load(ordering: .acquiring) != 0 }
+
     var onResolvedBlocks: [@Sendable (Resolver, Any) throws -> Void] {
         blockCount.load(ordering: .acquiring) == 0 ? [] : extras.withLock { $0.blocks }
     }
@@ -87,24 +90,30 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     // @unchecked: see AnyEntry.
     @usableFromInline let factory: Factory<T>
     let slot: Slot<T>?
+    /// The metatypes of this entry's slots and boxes, looked up once here: generic code that
+    /// is not specialized would otherwise look them up (a hash-table probe) for every slot.
+    private let slotType: Slot<T>.Type
+    private let boxType: StrongBox<T>.Type
 
     init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
         self.factory = factory
         let retirement = Retirement()
-        self.slot = lifetime.isOwnerRooted ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement) : nil
+        slotType = Slot<T>.self
+        boxType = StrongBox<T>.self
+        self.slot =
+            lifetime.isOwnerRooted
+            ? slotType.init(weak: lifetime == .weakSingleton, retirement: retirement, boxType: boxType) : nil
         super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement)
     }
 
     override var ownerSlot: AnySlot? { slot }
-    override func makeSlot() -> AnySlot { Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement) }
+    override func makeSlot() -> AnySlot {
+        slotType.init(weak: lifetime == .weakSingleton, retirement: retirement, boxType: boxType)
+    }
 
     func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) {
         addErasedBlock { resolver, instance in try block(resolver, instance as! T) }
     }
-
-    /// The published instance in the owner's slot, when there is one and no scope is active.
-    @inline(__always)
-    func publishedSingleton() -> T? { slot?.published() }
 
     override func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {
         let value = try instance(request, in: context)
@@ -125,14 +134,35 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
             return try context.graphInstance(self, request)
         case .singleton, .weakSingleton, .eagerSingleton:
             guard let owner else { throw context.ownerGoneError(self, request) }
-            let slot =
-                context.cacheScope.map { unsafeDowncast($0.slot(for: self, in: owner), to: Slot<T>.self) } ?? self.slot!
+            // No `Optional.map` here: generic over `Slot<T>`, it would look up its metadata.
+            let slot: Slot<T>
+            if let scope = context.cacheScope {
+                slot = typed(scope.slot(for: self, in: owner))
+            } else {
+                slot = self.slot!
+            }
             return try context.cachedInstance(self, slot: slot, request, root: owner)
         case .perContainer:
-            let slot =
-                context.cacheScope.map { unsafeDowncast($0.slot(for: self, in: request.start), to: Slot<T>.self) }
-                ?? request.start.perContainerSlot(for: self)
-            return try context.cachedInstance(self, slot: slot, request, root: request.start)
+            let start = request.start
+            let erased = context.cacheScope?.slot(for: self, in: start) ?? start.erasedPerContainerSlot(for: self)
+            return try context.cachedInstance(self, slot: typed(erased), request, root: start)
+        }
+    }
+
+    /// One of this entry's slots, typed. Not `unsafeDowncast(_:to: Slot<T>.self)`: naming the
+    /// metatype in unspecialized code looks up its metadata.
+    @inline(__always)
+    private func typed(_ slot: AnySlot) -> Slot<T> {
+        Unmanaged<Slot<T>>.fromOpaque(Unmanaged.passUnretained(slot).toOpaque()).takeUnretainedValue()
+    }
+
+    /// Calls the factory of an argument-free key (the inlined path: no `Arguments?` to
+    /// copy or destroy).
+    @inlinable
+    func makeWithoutArguments(_ resolver: Resolver) throws -> T {
+        switch factory {
+        case .plain(let body): return try body(resolver)
+        case .withArguments(let body): return try body(resolver, Arguments())
         }
     }
 

@@ -10,8 +10,12 @@ import Synchronization
 class AnySlot: @unchecked Sendable {
     // @unchecked: `builder` and `phase` are only touched with `BuildCoordinator.shared.lock`
     // held; the published instance lives in the subclass.
-    var builder: ResolutionContext?
-    var phase: BuildPhase = .constructing
+    @exclusivity(unchecked) var builder: ResolutionContext?
+    @exclusivity(unchecked) var phase: BuildPhase = .constructing
+    /// A `weakSingleton` slot: its published box does not keep the instance alive.
+    @usableFromInline let isWeak: Bool
+
+    init(weak isWeak: Bool) { self.isWeak = isWeak }
 
     enum BuildPhase {
         case constructing
@@ -28,60 +32,83 @@ class AnySlot: @unchecked Sendable {
 }
 
 /// A typed slot: reading it takes no lock and needs no dynamic cast (for strong lifetimes).
+///
+/// The published instance lives in an immutable box: a `StrongBox<T>` for strong lifetimes, a
+/// `WeakBox` for `weakSingleton`. Neither stores a `T?`, and the box type comes from the entry,
+/// so publishing and reading in unspecialized generic code (the general resolve path) look up
+/// no generic metadata at run time (`Optional<T>`'s, for one, costs a hash-table probe per use).
 @usableFromInline
 final class Slot<T>: AnySlot, @unchecked Sendable {
     // @unchecked: the published box is swapped atomically and read under `Reclamation.read`;
-    // a box is immutable (its weak reference is thread-safe) and released only after
+    // a box is immutable (a weak box's reference is thread-safe) and released only after
     // `Reclamation.synchronize()`.
-    @usableFromInline final class Box {
-        @usableFromInline let value: T?
-        @usableFromInline weak var object: AnyObject?
-        init(value: T?, object: AnyObject?) {
-            self.value = value
-            self.object = object
-        }
-    }
 
-    @usableFromInline let isWeak: Bool
+    /// The published box (retained, as bits; 0 for none).
     @usableFromInline let box = Atomic<Int>(0)
 
     private let retirement: Retirement
+    private let boxType: StrongBox<T>.Type
 
-    init(weak isWeak: Bool, retirement: Retirement) {
-        self.isWeak = isWeak
+    required init(weak isWeak: Bool, retirement: Retirement, boxType: StrongBox<T>.Type) {
         self.retirement = retirement
+        self.boxType = boxType
+        super.init(weak: isWeak)
     }
 
     deinit {
         let bits = box.load(ordering: .sequentiallyConsistent)
-        if bits != 0 { Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        if bits != 0 { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
     }
 
-    /// The published instance. Call only inside `Reclamation.read`.
+    /// The published instance. Call only inside `Reclamation.read`; for specialized callers.
     @inlinable @inline(__always)
     func readPublished() -> T? {
         let bits = box.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return nil }
-        return Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef { box in
-            isWeak ? box.object.map { $0 as! T } : box.value
+        let raw = UnsafeRawPointer(bitPattern: bits)!
+        if isWeak { return Unmanaged<WeakBox>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.object.map { $0 as! T } } }
+        return Unmanaged<StrongBox<T>>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.value }
+    }
+
+    /// The published box, retained: a `StrongBox<T>` or a `WeakBox` (per `isWeak`), or `nil`.
+    private func loadBox() -> AnyObject? {
+        Reclamation.read(ThreadState.current) {
+            let bits = box.load(ordering: .sequentiallyConsistent)
+            guard bits != 0 else { return nil }
+            return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
         }
     }
 
-    /// The published instance, or `nil` when none is (or a weak one has gone).
-    @inline(__always)
-    func published() -> T? { Reclamation.read(ThreadState.current) { readPublished() } }
+    /// The published box of a strong lifetime. Free of `T?`, for unspecialized callers (an
+    /// optional class reference needs no metadata; read it with `StrongBox.read()`).
+    func publishedBox() -> StrongBox<T>? {
+        guard let box = loadBox() else { return nil }
+        return Unmanaged<StrongBox<T>>.fromOpaque(Unmanaged.passUnretained(box).toOpaque()).takeUnretainedValue()
+    }
 
-    override func publishedAny() -> Any? { published() }
+    /// The published instance of a `weakSingleton`, while it lives.
+    func publishedObject() -> AnyObject? {
+        guard let box = loadBox() else { return nil }
+        return Unmanaged<WeakBox>.fromOpaque(Unmanaged.passUnretained(box).toOpaque()).takeUnretainedValue().object
+    }
+
+    override func publishedAny() -> Any? {
+        if isWeak {
+            guard let object = publishedObject() else { return nil }
+            return object as! T
+        }
+        guard let box = publishedBox() else { return nil }
+        return box.read()
+    }
 
     override func publish(_ any: Any) -> [AnyObject] {
-        let typed = any as! T
-        let newBox: Box
+        let newBox: AnyObject
         if isWeak {
             // A value type cannot be held weakly: it behaves as `unique` (nothing is kept).
             guard Swift.type(of: any) is AnyClass else { return [] }
-            newBox = Box(value: nil, object: typed as AnyObject)
+            newBox = WeakBox(any as AnyObject)
         } else {
-            newBox = Box(value: typed, object: nil)
+            newBox = boxType.init(any as! T)
         }
         var released = swap(in: Int(bitPattern: Unmanaged.passRetained(newBox).toOpaque())).map { [$0] } ?? []
         // Removed meanwhile: `remove` set the flag before clearing, so either it clears this
@@ -98,8 +125,27 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         let old = box.exchange(bits, ordering: .sequentiallyConsistent)
         guard old != 0 else { return nil }
         Reclamation.synchronize()
-        return Unmanaged<Box>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
     }
+}
+
+/// The published instance of a strong lifetime; immutable.
+@usableFromInline
+final class StrongBox<T> {
+    @usableFromInline let value: T
+    required init(_ value: T) { self.value = value }
+
+    /// `value`, for unspecialized callers: reading the field from outside would look up this
+    /// class's metadata for the field's offset; a method finds it through `self`.
+    @inline(never)
+    func read() -> T { value }
+}
+
+/// The published instance of a `weakSingleton`; the reference is the only state.
+@usableFromInline
+final class WeakBox {
+    @usableFromInline weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
 }
 
 /// Shared by a registration and all its slots: set when the registration is removed or

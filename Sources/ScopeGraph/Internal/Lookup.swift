@@ -30,19 +30,6 @@ extension Container {
         return found
     }
 
-    /// The memoized entry of an uncached lifetime (`unique` or `graph`) for the untagged,
-    /// argument-free key of `type`, when the registration's own type is `type`; retained.
-    /// Call inside `Reclamation.read`.
-    func memoizedUncachedEntry(ofType type: ObjectIdentifier) -> AnyEntry? {
-        memoOwner().container._withUnsafeGuaranteedRef { owner in
-            let bits = owner.memo.load(ordering: .sequentiallyConsistent)
-            guard bits != 0 else { return nil }
-            return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
-                $0.findUncachedEntry(ofType: type)?.takeUnretainedValue()
-            }
-        }
-    }
-
     /// The container whose memo answers lookups starting here: the nearest one, from here up,
     /// that is not transparent (a transparent container's lookups are its parent's).
     /// Unretained and without touching reference counts: this container keeps its ancestors
@@ -60,20 +47,6 @@ extension Container {
         return (current, isSelf)
     }
 
-    /// The memoized slot for `type`'s simple key: this container's own memo, or (for a
-    /// transparent container) its parent's, where `perContainer` slots belong to the parent and
-    /// are skipped. Call inside `Reclamation.read`.
-    private func memoizedSlot(ofType type: ObjectIdentifier) -> Unmanaged<AnySlot>? {
-        let (owner, isSelf) = memoOwner()
-        return owner._withUnsafeGuaranteedRef { owner in
-            let bits = owner.memo.load(ordering: .sequentiallyConsistent)
-            guard bits != 0 else { return nil }
-            return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
-                $0.findSlot(ofType: type, perContainerToo: isSelf)
-            }
-        }
-    }
-
     /// The memoized entry for `key` in the snapshot, retained. Call inside `Reclamation.read`.
     @inline(__always)
     private func memoSnapshotEntry(_ key: Key) -> AnyEntry? {
@@ -84,25 +57,63 @@ extension Container {
         }
     }
 
-    /// Starts the resolve fast path for the untagged, argument-free key of `type`: when no
-    /// scope may be active and the memo knows the cache slot (of the registration's own type,
-    /// so it is a `Slot<type>`), opens a protected read and returns the slot. The caller reads
-    /// the slot and then calls `end()` exactly once. A published instance is complete, so
-    /// this holds inside a resolve in progress too.
+    /// Decides, with one probe of the memo, how the inlined resolve path answers the
+    /// untagged, argument-free key of `type` (nothing here when a scope may be active):
+    /// - `cached`: the memo knows the cache slot (of the registration's own type, so it is a
+    ///   `Slot<type>`; for a transparent container, not a `perContainer` slot of its parent).
+    ///   A protected read is open: the caller reads the slot, then calls `end()` exactly once.
+    ///   A published instance is complete, so this holds inside a resolve in progress too.
+    /// - `construct`: a memoized `unique` or `graph` registration of the type's own type; the
+    ///   construction has started (see `UncachedConstruction`).
+    /// - `shared`: the resolve in progress already holds this `graph` instance.
+    /// - `general`: anything else.
     @usableFromInline
-    func beginFastRead(ofType type: ObjectIdentifier) -> FastRead? {
-        guard !ScopeActivity.mayBeActive else { return nil }
+    func beginFastPath(ofType type: ObjectIdentifier) -> FastPath {
+        guard !ScopeActivity.mayBeActive else { return .general }
         let thread = ThreadState.currentUnmanaged
-        return thread._withUnsafeGuaranteedRef { state -> FastRead? in
-            Reclamation.begin(state)
-            if let slot = memoizedSlot(ofType: type) { return FastRead(thread: thread, slot: slot) }
-            Reclamation.end(state)
-            return nil
+        thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
+        switch memoizedMatch(ofType: type) {
+        case .slot(let slot):
+            return .cached(FastRead(thread: thread, slot: slot))
+        case .uncached(let entry):
+            // Retained before the read closes: a concurrent removal may release the memo's.
+            let retained = entry.retain()
+            thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
+            return beginUncachedConstruction(retained, on: thread)
+        case .none:
+            thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
+            return .general
+        }
+    }
+
+    /// The memo's answer for `type`'s simple key: this container's own memo, or (for a
+    /// transparent container) its parent's, where `perContainer` slots belong to the parent
+    /// and are skipped. Call inside `Reclamation.read`.
+    @inline(__always)
+    private func memoizedMatch(ofType type: ObjectIdentifier) -> MemoSnapshot.SimpleMatch {
+        let (owner, isSelf) = memoOwner()
+        return owner._withUnsafeGuaranteedRef { owner in
+            let bits = owner.memo.load(ordering: .sequentiallyConsistent)
+            guard bits != 0 else { return .none }
+            return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
+                $0.findSimple(ofType: type, perContainerToo: isSelf)
+            }
         }
     }
 }
 
-/// A protected read opened by `Container.beginFastRead`: the slot to read, valid until
+/// How the inlined resolve path answers a request (see `Container.beginFastPath`). Trivial to
+/// copy (no reference counting, no value witnesses).
+@usableFromInline
+enum FastPath {
+    case cached(FastRead)
+    case construct(UncachedConstruction)
+    /// The position of the instance in the resolve's `graph` instances.
+    case shared(Int)
+    case general
+}
+
+/// A protected read opened by `Container.beginFastPath`: the slot to read, valid until
 /// `end()`.
 @usableFromInline
 struct FastRead {

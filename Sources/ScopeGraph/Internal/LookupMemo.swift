@@ -83,31 +83,30 @@ final class MemoSnapshot: @unchecked Sendable {
         }
     }
 
-    /// The slot of the simple key of `type`, when its registration's own type is `type`.
-    @inline(__always)
-    func findSlot(ofType type: ObjectIdentifier, perContainerToo: Bool) -> Unmanaged<AnySlot>? {
-        var index = Self.hash(type) & mask
-        while true {
-            let bucket = buckets + index
-            guard let candidate = bucket.pointee.type else { return nil }
-            if candidate == type, bucket.pointee.isSimple {
-                guard bucket.pointee.ownType, perContainerToo || !bucket.pointee.isPerContainer else { return nil }
-                return bucket.pointee.slot
-            }
-            index = (index + 1) & mask
-        }
+    /// What the memo knows about the simple key of a type, for the inlined resolve path.
+    enum SimpleMatch {
+        /// The cache slot of the registration of the type's own type.
+        case slot(Unmanaged<AnySlot>)
+        /// The `unique` or `graph` registration of the type's own type.
+        case uncached(Unmanaged<AnyEntry>)
+        /// Nothing the inlined path can use.
+        case none
     }
 
-    /// The entry of the simple key of `type` when it is its own type's `unique` or `graph`
-    /// registration.
+    /// The record of the simple key of `type`, when its registration's own type is `type`
+    /// (a forwarded type needs a cast); `perContainer` slots only when `perContainerToo`.
     @inline(__always)
-    func findUncachedEntry(ofType type: ObjectIdentifier) -> Unmanaged<AnyEntry>? {
+    func findSimple(ofType type: ObjectIdentifier, perContainerToo: Bool) -> SimpleMatch {
         var index = Self.hash(type) & mask
         while true {
             let bucket = buckets + index
-            guard let candidate = bucket.pointee.type else { return nil }
+            guard let candidate = bucket.pointee.type else { return .none }
             if candidate == type, bucket.pointee.isSimple {
-                return bucket.pointee.ownType && bucket.pointee.slot == nil ? bucket.pointee.entry : nil
+                guard bucket.pointee.ownType else { return .none }
+                if let slot = bucket.pointee.slot {
+                    return perContainerToo || !bucket.pointee.isPerContainer ? .slot(slot) : .none
+                }
+                return .uncached(bucket.pointee.entry!)
             }
             index = (index + 1) & mask
         }

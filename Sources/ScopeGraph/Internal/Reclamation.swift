@@ -89,8 +89,21 @@ final class ThreadState: @unchecked Sendable {
         set { contextBits.store(newValue.map { Int(bitPattern: $0.toOpaque()) } ?? 0, ordering: .relaxed) }
     }
 
-    /// A finished context kept for this thread's next top-level resolve (owning thread only).
-    @exclusivity(unchecked) var spareContext: ResolutionContext?
+    /// The context this thread's top-level resolves use (retained; owning thread only): kept
+    /// between resolves, so a resolve allocates none. `nil` before the first resolve, and
+    /// after one whose context other threads may still reference (see `retireOwnContext`).
+    @exclusivity(unchecked) var ownContext: Unmanaged<ResolutionContext>?
+    /// A context given up by `retireOwnContext`, released when the next one is made.
+    @exclusivity(unchecked) private var retiredContext: Unmanaged<ResolutionContext>?
+
+    /// Stops using the own context for later resolves, because other threads may still
+    /// reference it. It is released only at the next call or when the thread exits, since
+    /// the resolve that gives it up is still running on it.
+    func retireOwnContext() {
+        retiredContext?.release()
+        retiredContext = ownContext
+        ownContext = nil
+    }
     /// Keeps the announcement on a cache line of its own, away from other threads' states.
     private let padding: (Int, Int, Int, Int, Int, Int, Int, Int) = (0, 0, 0, 0, 0, 0, 0, 0)
 
@@ -110,6 +123,11 @@ final class ThreadState: @unchecked Sendable {
         Reclamation.register(state.takeUnretainedValue())
         pthread_setspecific(threadStateKey, state.toOpaque())
         return state
+    }
+
+    deinit {
+        ownContext?.release()
+        retiredContext?.release()
     }
 
     fileprivate static func threadExited(_ raw: UnsafeMutableRawPointer) {

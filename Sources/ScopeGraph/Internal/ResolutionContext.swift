@@ -29,7 +29,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// Where cached lifetimes are cached instead of the containers, when a scope isolates them.
     @exclusivity(unchecked) private(set) var cacheScope: ResolutionScope?
     @exclusivity(unchecked) var stack: [Frame] = []
-    @exclusivity(unchecked) private var graph: [Identity: Any] = [:]
+    @exclusivity(unchecked) private var graph = GraphInstances()
     @exclusivity(unchecked) private var pending: [Pending] = []
     /// Set once this context has taken part in cross-thread coordination.
     @exclusivity(unchecked) var usedCoordinator = false
@@ -51,13 +51,19 @@ final class ResolutionContext: @unchecked Sendable {
         if topLevelStart == nil { topLevelStart = Unmanaged.passUnretained(start) }
     }
 
-    // Guarded by BuildCoordinator.shared.lock.
-    var group: ResolutionGroup!
-    var waitingOn: ResolutionContext?
-    var waitingSlot: AnySlot?
-    var waitPath: [Key] = []
-    var isDone = false
-    var ownedSlots: [AnySlot] = []
+    // Guarded by BuildCoordinator.shared.lock, which already excludes overlapping accesses:
+    // dynamic exclusivity checks would only add cost.
+    @exclusivity(unchecked) var group: ResolutionGroup!
+    @exclusivity(unchecked) var waitingOn: ResolutionContext?
+    @exclusivity(unchecked) var waitingSlot: AnySlot?
+    @exclusivity(unchecked) var waitPath: [Key] = []
+    @exclusivity(unchecked) var isDone = false
+    @exclusivity(unchecked) var ownedSlots: [AnySlot] = []
+    /// How many contexts wait for a slot this one builds (they point to it while they do).
+    @exclusivity(unchecked) var waiters = 0
+    /// Set by `finish` when, published alone, this context is referenced by no other: its
+    /// thread may reuse it.
+    @exclusivity(unchecked) var isRecyclable = false
 
     /// True when this context waits for a slot whose factory has returned, built by a member
     /// of its own group: woken, it reads the instance and goes on, so its wait blocks nobody
@@ -68,8 +74,11 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     struct Frame {
-        let key: Key
-        let entry: AnyEntry
+        /// The key as requested, when it may differ from the entry's own (a forwarded type).
+        let requestedKey: Key?
+        /// Unretained: whoever pushes a frame holds its entry until it pops it.
+        unowned(unsafe) let entry: AnyEntry
+        var key: Key { requestedKey ?? entry.key }
         /// Set for uncached constructions, to detect cycles; cached ones are detected by slot.
         let identity: Identity?
     }
@@ -98,17 +107,21 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// Prepares a fresh or recycled context for a top-level resolve in `scope`.
     private func begin(in scope: ResolutionScope?) {
+        // `reset` left both nil; storing nil again would still call into the runtime.
+        guard let scope else { return }
         self.scope = scope
-        self.cacheScope = scope?.cacheScope
+        self.cacheScope = scope.cacheScope
     }
 
     /// Drops everything the finished resolve held (instances, blocks, scope), keeping the
     /// storage, so the thread can reuse this context for its next top-level resolve.
     private func reset() {
-        scope = nil
-        cacheScope = nil
+        if scope != nil {
+            scope = nil
+            cacheScope = nil
+        }
         if !stack.isEmpty { stack.removeAll(keepingCapacity: true) }
-        if !graph.isEmpty { graph.removeAll(keepingCapacity: true) }
+        if !graph.isEmpty { graph.removeAll() }
         if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
         lastConstructed = nil
         topLevelStart = nil
@@ -128,7 +141,7 @@ final class ResolutionContext: @unchecked Sendable {
     static func withContext<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
         let thread = ThreadState.current
         if let context = thread.context { return try body(context.takeUnretainedValue()) }
-        let context = startTopLevel(on: thread)
+        let context = startTopLevel(on: thread).takeUnretainedValue()
         let result: R
         do {
             result = try body(context)
@@ -141,11 +154,18 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// Starts a top-level resolve on `thread` (which runs none): a recycled or new context,
     /// bound to the thread and to the task's scope.
-    static func startTopLevel(on thread: ThreadState) -> ResolutionContext {
-        let context = thread.spareContext ?? ResolutionContext()
-        thread.spareContext = nil
-        context.begin(in: ScopeActivity.current)
-        thread.context = Unmanaged.passUnretained(context)
+    /// The context is the thread's own (`ThreadState.ownContext`), which keeps it alive, so
+    /// callers need not retain it.
+    static func startTopLevel(on thread: ThreadState) -> Unmanaged<ResolutionContext> {
+        let context: Unmanaged<ResolutionContext>
+        if let own = thread.ownContext {
+            context = own
+        } else {
+            context = Unmanaged.passRetained(ResolutionContext())
+            thread.ownContext = context
+        }
+        context._withUnsafeGuaranteedRef { $0.begin(in: ScopeActivity.current) }
+        thread.context = context
         return context
     }
 
@@ -178,9 +198,23 @@ final class ResolutionContext: @unchecked Sendable {
         thread.context = nil
         reset()
         // A context that took part in cross-thread coordination may still be referenced by its
-        // group's other members; only an untouched one is recycled.
-        if !usedCoordinator { thread.spareContext = self }
+        // group's other members or by waiters; only one that no other can reach is reused.
+        guard usedCoordinator else { return }
+        guard isRecyclable else {
+            // Released later, by the thread's next top-level resolve: this method is still
+            // running on it, and its callers need not hold it.
+            thread.retireOwnContext()
+            return
+        }
+        // No other thread can reach it (see `BuildCoordinator.finish`), so no lock is needed.
+        usedCoordinator = false
+        isRecyclable = false
+        isDone = false
+        if !waitPath.isEmpty { waitPath = [] }
     }
+
+    /// True when instances built by this resolve have `onResolved` blocks still to run.
+    var hasPendingBlocks: Bool { !pending.isEmpty }
 
     static func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
         try withContext { try $0.resolve(key, as: type, from: start, arguments: arguments) }
@@ -272,22 +306,23 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// Runs a factory for a new instance, with a frame on the stack, and queues its blocks.
     func construct<T>(_ entry: Entry<T>, _ request: Request, root: Container, identity: Identity? = nil) throws -> T {
-        let resolver = try enterConstruction(entry, key: request.key, root: root, identity: identity)
+        try enterConstruction(entry, key: request.key, identity: identity)
         let value: T
         do {
-            value = try entry.make(resolver, request.arguments)
+            value = try entry.make(Resolver(container: root), request.arguments)
         } catch {
             throw failConstruction(request.key, error)
         }
-        leaveConstruction(entry, key: request.key, resolver: resolver, value: value)
+        leaveConstruction(entry, key: request.key, root: root, value: value)
         return value
     }
 
-    /// Pushes the frame of a new instance of `entry` and returns the resolver for its factory.
-    /// Throws `.circularDependency` when the same uncached identity is already being built.
-    func enterConstruction(_ entry: AnyEntry, key: Key, root: Container, identity: Identity?) throws -> Resolver {
+    /// Pushes the frame of a new instance of `entry`. Throws `.circularDependency` when the
+    /// same uncached identity is already being built.
+    /// `key` is the key as requested, `nil` when it is the entry's own (no copy to make).
+    func enterConstruction(_ entry: AnyEntry, key requested: Key?, identity: Identity?) throws {
         if let identity, !stack.isEmpty, stack.contains(where: { $0.identity == identity }) {
-            throw error(.circularDependency, key)
+            throw error(.circularDependency, requested ?? entry.key)
         }
         // The chain since the earlier instance of this entry is all `unique`: each new
         // instance's blocks would create the next one again, without end.
@@ -295,6 +330,7 @@ final class ResolutionContext: @unchecked Sendable {
             let earlier = blockLineage.lastIndex(where: { $0.entry == ObjectIdentifier(entry) }),
             blockLineage[earlier...].allSatisfy({ $0.isUnique })
         {
+            let key = requested ?? entry.key
             let chain = blockLineage.map(\.key) + [key]
             throw ResolutionError(
                 kind: .circularDependency, key: key.serviceKey, path: chain.map(\.serviceKey),
@@ -302,19 +338,19 @@ final class ResolutionContext: @unchecked Sendable {
                     "the onResolved blocks of these instances keep creating new unique instances of each other; give one of them a graph or cached lifetime so the cycle closes on an existing instance"
                 ])
         }
-        stack.append(Frame(key: key, entry: entry, identity: identity))
-        return Resolver(container: root)
+        stack.append(Frame(requestedKey: requested, entry: entry, identity: identity))
     }
 
     /// Pops the frame after the factory returned: records the instance for observers and
-    /// queues its `onResolved` blocks.
-    func leaveConstruction(_ entry: AnyEntry, key: Key, resolver: Resolver, value: @autoclosure () -> Any) {
+    /// queues its `onResolved` blocks (their resolver starts at `root`, like the factory's).
+    func leaveConstruction(_ entry: AnyEntry, key: Key, root: Container, value: @autoclosure () -> Any) {
         stack.removeLast()
         lastConstructed = ObjectIdentifier(entry)
         lastConstructedDepth = stack.count
-        let blocks = entry.onResolvedBlocks
-        if !blocks.isEmpty {
+        if entry.hasOnResolvedBlocks {
+            let blocks = entry.onResolvedBlocks
             let instance = value()
+            let resolver = Resolver(container: root)
             let sequence = Self.blockSequence.add(1, ordering: .relaxed).newValue
             pending.append(
                 Pending(sequence: sequence, key: key, entry: entry, lineage: blockLineage) {
@@ -331,19 +367,22 @@ final class ResolutionContext: @unchecked Sendable {
         return frameError(.factoryFailed(error), key)
     }
 
-    /// True when this resolve already holds the `graph` instance of `identity`.
-    func graphInstance(_ identity: Identity) -> Any? { graph.isEmpty ? nil : graph[identity] }
+    /// Where this resolve holds the `graph` instance of `identity`, if it does.
+    func graphInstancePosition(_ identity: Identity) -> Int? { graph.position(of: identity) }
+
+    /// The `graph` instance at `position` (from `graphInstancePosition`).
+    func graphInstance(at position: Int) -> Any { graph.value(at: position) }
 
     /// Records a new `graph` instance for the rest of this resolve.
-    func storeGraphInstance(_ identity: Identity, _ value: Any) { graph[identity] = value }
+    func storeGraphInstance(_ identity: Identity, _ value: Any) { graph.store(value, for: identity) }
 
     func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
         let identity = Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(request.start))
         // Instances resolved with runtime arguments are never shared.
         if request.arguments != nil { return try construct(entry, request, root: request.start, identity: identity) }
-        if let existing = graph[identity] { return existing as! T }
+        if let existing = graph.position(of: identity) { return graph.value(at: existing) as! T }
         let value = try construct(entry, request, root: request.start, identity: identity)
-        graph[identity] = value
+        graph.store(value, for: identity)
         return value
     }
 
@@ -355,7 +394,18 @@ final class ResolutionContext: @unchecked Sendable {
     /// The instance of a cached lifetime: published, being built by this resolve (or by one
     /// that shares a cycle with it), or built now. Waits while another thread builds it.
     func cachedInstance<T>(_ entry: Entry<T>, slot: Slot<T>, _ request: Request, root: Container) throws -> T {
-        if let value = slot.published() { return value }
+        // No `T?` here: in this unspecialized code, each would look up `Optional<T>`'s metadata.
+        if slot.isWeak {
+            if let object = slot.publishedObject() { return object as! T }
+        } else if let box = slot.publishedBox() {
+            return box.read()
+        }
+        return try buildCachedInstance(entry, slot: slot, request, root: root)
+    }
+
+    private func buildCachedInstance<T>(_ entry: Entry<T>, slot: Slot<T>, _ request: Request, root: Container)
+        throws -> T
+    {
         if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
         let value: T
         do {
@@ -390,7 +440,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// Runs one queued block set with its frame on the stack. Call on a thread bound to this
     /// context.
     func run(_ item: Pending) throws {
-        stack.append(Frame(key: item.key, entry: item.entry, identity: nil))
+        stack.append(Frame(requestedKey: item.key, entry: item.entry, identity: nil))
         blockLineage = item.lineage + [(ObjectIdentifier(item.entry), item.key, item.entry.lifetime == .unique)]
         defer {
             stack.removeLast()
@@ -445,13 +495,14 @@ final class ResolutionContext: @unchecked Sendable {
 
 /// A group of resolves that share a cycle across threads: they read each other's built but
 /// unpublished instances, publish together, and fail together.
+/// Only touched with `BuildCoordinator.shared.lock` held (so without dynamic exclusivity checks).
 final class ResolutionGroup {
-    var members: [ResolutionContext]
-    var error: (any Error)?
-    var published = false
+    @exclusivity(unchecked) var members: [ResolutionContext]
+    @exclusivity(unchecked) var error: (any Error)?
+    @exclusivity(unchecked) var published = false
     /// How many members' threads are running blocks of this group (more than one only after
     /// two groups that were both running blocks merged).
-    var runningBlocks = 0
+    @exclusivity(unchecked) var runningBlocks = 0
     init(_ member: ResolutionContext) { members = [member] }
 }
 

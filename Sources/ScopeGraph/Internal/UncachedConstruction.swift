@@ -1,10 +1,13 @@
 /// A new `unique` or `graph` instance being built on the inlined resolve path: the frame is
-/// pushed, the caller runs the factory (specialized for its type), then finishes or fails it.
+/// pushed, the caller runs the factory (specialized for its type, with a `Resolver` on the
+/// requesting container), then finishes or fails it.
 @usableFromInline
 struct UncachedConstruction {
-    @usableFromInline let entry: AnyEntry
-    @usableFromInline let resolver: Resolver
-    let context: ResolutionContext
+    /// Retained by `beginFastPath`; released by `finish…` or `fail…`, exactly once. Kept as
+    /// `Unmanaged` so that copying the construction around touches no reference count.
+    @usableFromInline let entry: Unmanaged<AnyEntry>
+    /// Unretained: the thread's state keeps its contexts alive while they are bound.
+    let context: Unmanaged<ResolutionContext>
     let identity: ResolutionContext.Identity
     /// Set when this construction is a top-level resolve (and must end it). Unretained: a
     /// thread's state lives as long as the thread.
@@ -12,64 +15,76 @@ struct UncachedConstruction {
 }
 
 extension Container {
-    /// Starts building a new instance of the memoized `unique`/`graph` registration of
-    /// `type`'s untagged, argument-free key, when nothing else needs the general path: no scope
-    /// may be active, the resolve in progress (if any) holds no `graph` instance of it (see
-    /// `sharedGraphInstance`), and it is not already being built (a cycle, which the general
-    /// path reports).
-    @usableFromInline
-    func beginUncachedConstruction(ofType type: ObjectIdentifier) -> UncachedConstruction? {
-        guard !ScopeActivity.mayBeActive else { return nil }
-        let threadReference = ThreadState.currentUnmanaged
-        let thread = threadReference.takeUnretainedValue()
-        guard let entry = Reclamation.read(thread, { memoizedUncachedEntry(ofType: type) }) else { return nil }
-        let identity = ResolutionContext.Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
-        if let running = thread.context?.takeUnretainedValue() {
-            if entry.lifetime == .graph, running.graphInstance(identity) != nil { return nil }
-            guard let resolver = try? running.enterConstruction(entry, key: entry.key, root: self, identity: identity)
-            else {
-                return nil
+    /// Starts building a new instance of `entry`, the memoized `unique`/`graph` registration
+    /// of a type's untagged, argument-free key; or answers with the `graph` instance the
+    /// resolve in progress already holds; or leaves it to the general path, which reports a
+    /// cycle when the same instance is already being built.
+    /// `entry` comes retained and, with `construct`, the construction owns that reference;
+    /// otherwise it is released here.
+    func beginUncachedConstruction(_ retained: Unmanaged<AnyEntry>, on threadReference: Unmanaged<ThreadState>)
+        -> FastPath
+    {
+        retained._withUnsafeGuaranteedRef { entry -> FastPath in
+            let identity = ResolutionContext.Identity(
+                entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
+            if let running = threadReference._withUnsafeGuaranteedRef({ $0.context }) {
+                let path = running._withUnsafeGuaranteedRef { context -> FastPath in
+                    if entry.lifetime == .graph, let position = context.graphInstancePosition(identity) {
+                        return .shared(position)
+                    }
+                    guard (try? context.enterConstruction(entry, key: nil, identity: identity)) != nil else {
+                        return .general
+                    }
+                    return .construct(
+                        UncachedConstruction(entry: retained, context: running, identity: identity, thread: nil))
+                }
+                if case .construct = path { return path }
+                retained.release()
+                return path
             }
-            return UncachedConstruction(
-                entry: entry, resolver: resolver, context: running, identity: identity, thread: nil)
+            let context = threadReference._withUnsafeGuaranteedRef { ResolutionContext.startTopLevel(on: $0) }
+            context._withUnsafeGuaranteedRef { context in
+                context.noteTopLevelStart(self)
+                // A top-level construction has an empty stack: no cycle is possible.
+                try! context.enterConstruction(entry, key: nil, identity: identity)
+            }
+            return .construct(
+                UncachedConstruction(entry: retained, context: context, identity: identity, thread: threadReference))
         }
-        let context = ResolutionContext.startTopLevel(on: thread)
-        context.noteTopLevelStart(self)
-        // A top-level construction has an empty stack: no cycle is possible.
-        let resolver = try! context.enterConstruction(entry, key: entry.key, root: self, identity: identity)
-        return UncachedConstruction(
-            entry: entry, resolver: resolver, context: context, identity: identity, thread: threadReference)
-    }
-
-    /// The `graph` instance of the memoized registration of `type`'s untagged, argument-free
-    /// key that the resolve in progress on this thread already holds, if any (and no scope may
-    /// be active).
-    @usableFromInline
-    func sharedGraphInstance(ofType type: ObjectIdentifier) -> Any? {
-        guard !ScopeActivity.mayBeActive else { return nil }
-        let thread = ThreadState.currentUnmanaged.takeUnretainedValue()
-        guard let running = thread.context?.takeUnretainedValue(),
-            let entry = Reclamation.read(thread, { memoizedUncachedEntry(ofType: type) }), entry.lifetime == .graph
-        else { return nil }
-        return running.graphInstance(
-            ResolutionContext.Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(self)))
     }
 
     /// Finishes a construction whose factory returned `value`.
     @usableFromInline
-    func finishUncachedConstruction(_ construction: UncachedConstruction, _ value: Any) throws {
-        let context = construction.context
-        context.leaveConstruction(
-            construction.entry, key: construction.entry.key, resolver: construction.resolver, value: value)
-        if construction.entry.lifetime == .graph { context.storeGraphInstance(construction.identity, value) }
-        if let thread = construction.thread { try context.endTopLevel(on: thread.takeUnretainedValue()) }
+    func finishUncachedConstruction(_ construction: UncachedConstruction, _ value: @autoclosure () -> Any) throws {
+        defer { construction.entry.release() }
+        try construction.entry._withUnsafeGuaranteedRef { entry in
+            try construction.context._withUnsafeGuaranteedRef { context in
+                context.leaveConstruction(entry, key: entry.key, root: self, value: value())
+                if entry.lifetime == .graph { context.storeGraphInstance(construction.identity, value()) }
+                if let thread = construction.thread {
+                    try thread._withUnsafeGuaranteedRef { try context.endTopLevel(on: $0) }
+                }
+            }
+        }
+    }
+
+    /// The `graph` instance the resolve in progress on this thread holds at `position` (see
+    /// `FastPath.shared`).
+    @usableFromInline
+    func sharedGraphInstance(at position: Int) -> Any {
+        ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { $0.context! }._withUnsafeGuaranteedRef {
+            $0.graphInstance(at: position)
+        }
     }
 
     /// Fails a construction whose factory threw; returns the error to throw.
     @usableFromInline
     func failUncachedConstruction(_ construction: UncachedConstruction, _ error: any Error) -> any Error {
-        let failure = construction.context.failConstruction(construction.entry.key, error)
-        guard let thread = construction.thread else { return failure }
-        return construction.context.endTopLevel(on: thread.takeUnretainedValue(), failure: failure)
+        defer { construction.entry.release() }
+        return construction.context._withUnsafeGuaranteedRef { context in
+            let failure = context.failConstruction(construction.entry._withUnsafeGuaranteedRef { $0.key }, error)
+            guard let thread = construction.thread else { return failure }
+            return thread._withUnsafeGuaranteedRef { context.endTopLevel(on: $0, failure: failure) }
+        }
     }
 }
