@@ -31,14 +31,14 @@ final class BuildCoordinator: Sendable {
                 return nil
             }
             if owner === context {
-                if case .built(let value) = slot.phase { return value }
+                if case .built(let value, _) = slot.phase { return value }
                 throw context.error(.circularDependency, key)
             }
-            if owner.group === context.group, case .built(let value) = slot.phase { return value }
+            if owner.group === context.group, case .built(let value, _) = slot.phase { return value }
             if let cycle = waitCycle(from: owner, to: context) {
                 merge(cycle + [context])
                 lock.broadcast()
-                if case .built(let value) = slot.phase { return value }
+                if case .built(let value, _) = slot.phase { return value }
                 // Now in one group, a member that waits for an instance already built can read
                 // it and go on: those waits came from publication being delayed, not from a
                 // dependency cycle. Only if a cycle of waits remains without them is this a
@@ -63,9 +63,9 @@ final class BuildCoordinator: Sendable {
     }
 
     /// Records that the owner's factory for `slot` returned `value` (not yet published).
-    func built(_ slot: AnySlot, value: Any) {
+    func built(_ slot: AnySlot, value: Any, box: AnyObject?) {
         lock.withLock {
-            slot.phase = .built(value)
+            slot.phase = .built(value, box: box)
             lock.broadcast()
         }
     }
@@ -143,8 +143,8 @@ final class BuildCoordinator: Sendable {
     /// boxes, weakly held instances) goes to `graveyard`, for release after unlocking.
     private func publish(_ member: ResolutionContext, into graveyard: inout [Any]) {
         for slot in member.ownedSlots where slot.builder === member {
-            if case .built(let value) = slot.phase {
-                graveyard += slot.publish(value) as [Any]
+            if case .built(let value, let box) = slot.phase {
+                slot.publish(box, into: &graveyard)
                 if slot.isWeak { graveyard.append(value) }
             }
             slot.builder = nil
@@ -197,7 +197,7 @@ final class BuildCoordinator: Sendable {
     /// for the caller to release after unlocking.
     private func release(_ context: ResolutionContext, into graveyard: inout [Any]) {
         for slot in context.ownedSlots where slot.builder === context {
-            if case .built(let value) = slot.phase { graveyard.append(value) }
+            if case .built(let value, _) = slot.phase { graveyard.append(value) }
             slot.builder = nil
             slot.phase = .constructing
         }

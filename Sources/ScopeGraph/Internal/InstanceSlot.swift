@@ -19,16 +19,33 @@ class AnySlot: @unchecked Sendable {
 
     enum BuildPhase {
         case constructing
-        case built(Any)
+        /// The factory returned: the instance, and the box ready to publish it (`nil` for a
+        /// weakly held value type, which is never kept).
+        case built(Any, box: AnyObject?)
     }
 
     /// The published instance, erased. Call with the coordinator lock held or not.
     func publishedAny() -> Any? { fatalError("AnySlot is abstract: use Slot<T>") }
-    /// Stores the instance for other resolves. Called with the coordinator lock held; returns
-    /// what it replaced, for the caller to release after unlocking.
-    func publish(_ value: Any) -> [AnyObject] { fatalError("AnySlot is abstract: use Slot<T>") }
+
+    /// Publishes `box` (made by `Slot.makeBox`) for other resolves. Call with the coordinator
+    /// lock held; what it replaces goes to `graveyard`, for release after unlocking.
+    final func publish(_ box: AnyObject?, into graveyard: inout [Any]) {
+        guard let box else { return }
+        if let old = swap(in: Int(bitPattern: Unmanaged.passRetained(box).toOpaque())) { graveyard.append(old) }
+        // Removed meanwhile: `remove` set the flag before clearing, so either it clears this
+        // box or this check sees the flag (both sequentially consistent).
+        if isRetired, let mine = swap(in: 0) { graveyard.append(mine) }
+    }
+
     /// Drops the published instance.
-    func clear() { fatalError("AnySlot is abstract: use Slot<T>") }
+    final func clear() { _ = swap(in: 0) }
+
+    /// True once the registration is removed or replaced.
+    var isRetired: Bool { fatalError("AnySlot is abstract: use Slot<T>") }
+
+    /// Publishes `bits` (a retained box; 0 for none) and returns the previous box, once no
+    /// reader can still use it; the caller drops it (outside its locks).
+    func swap(in bits: Int) -> AnyObject? { fatalError("AnySlot is abstract: use Slot<T>") }
 }
 
 /// A typed slot: reading it takes no lock and needs no dynamic cast (for strong lifetimes).
@@ -101,27 +118,19 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         return box.read()
     }
 
-    override func publish(_ any: Any) -> [AnyObject] {
-        let newBox: AnyObject
-        if isWeak {
-            // A value type cannot be held weakly: it behaves as `unique` (nothing is kept).
-            guard Swift.type(of: any) is AnyClass else { return [] }
-            newBox = WeakBox(any as AnyObject)
-        } else {
-            newBox = boxType.init(any as! T)
-        }
-        var released = swap(in: Int(bitPattern: Unmanaged.passRetained(newBox).toOpaque())).map { [$0] } ?? []
-        // Removed meanwhile: `remove` set the flag before clearing, so either it clears this
-        // box or this check sees the flag (both sequentially consistent).
-        if retirement.isRetired, let mine = swap(in: 0) { released.append(mine) }
-        return released
+    /// The box that publishes `value`: made here, in the slot's own (generic) code, so that
+    /// publishing needs no cast. `nil` for a value type in a weak slot: it cannot be held
+    /// weakly, so it behaves as `unique` (nothing is kept).
+    func makeBox(_ value: T) -> AnyObject? {
+        guard isWeak else { return boxType.init(value) }
+        let any: Any = value
+        guard Swift.type(of: any) is AnyClass else { return nil }
+        return WeakBox(any as AnyObject)
     }
 
-    override func clear() { _ = swap(in: 0) }
+    override var isRetired: Bool { retirement.isRetired }
 
-    /// Publishes `bits` and returns the previous box, once no reader can still use it; the
-    /// caller drops it (outside its locks).
-    private func swap(in bits: Int) -> AnyObject? {
+    override func swap(in bits: Int) -> AnyObject? {
         let old = box.exchange(bits, ordering: .sequentiallyConsistent)
         guard old != 0 else { return nil }
         Reclamation.synchronize()

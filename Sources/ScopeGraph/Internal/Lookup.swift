@@ -76,6 +76,10 @@ extension Container {
         case .slot(let slot):
             return .cached(FastRead(thread: thread, slot: slot))
         case .uncached(let entry):
+            if let position = sharedGraphInstancePosition(entry, on: thread) {
+                thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
+                return .shared(position)
+            }
             // Retained before the read closes: a concurrent removal may release the memo's.
             let retained = entry.retain()
             thread._withUnsafeGuaranteedRef { Reclamation.end($0) }

@@ -414,7 +414,7 @@ final class ResolutionContext: @unchecked Sendable {
             BuildCoordinator.shared.abandon(slot, by: self)
             throw error
         }
-        BuildCoordinator.shared.built(slot, value: value)
+        BuildCoordinator.shared.built(slot, value: value, box: slot.makeBox(value))
         return value
     }
 

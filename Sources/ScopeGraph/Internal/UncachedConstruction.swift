@@ -15,9 +15,21 @@ struct UncachedConstruction {
 }
 
 extension Container {
+    /// Where the resolve in progress on this thread holds the instance of `entry` (unretained,
+    /// inside a protected read), when it is a `graph` registration resolved from here before.
+    func sharedGraphInstancePosition(_ entry: Unmanaged<AnyEntry>, on thread: Unmanaged<ThreadState>) -> Int? {
+        guard let running = thread._withUnsafeGuaranteedRef({ $0.context }) else { return nil }
+        return entry._withUnsafeGuaranteedRef { entry -> Int? in
+            guard entry.lifetime == .graph else { return nil }
+            let identity = ResolutionContext.Identity(
+                entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
+            return running._withUnsafeGuaranteedRef { $0.graphInstancePosition(identity) }
+        }
+    }
+
     /// Starts building a new instance of `entry`, the memoized `unique`/`graph` registration
-    /// of a type's untagged, argument-free key; or answers with the `graph` instance the
-    /// resolve in progress already holds; or leaves it to the general path, which reports a
+    /// of a type's untagged, argument-free key (whose `graph` instance, if any, the resolve
+    /// in progress does not hold yet); or leaves it to the general path, which reports a
     /// cycle when the same instance is already being built.
     /// `entry` comes retained and, with `construct`, the construction owns that reference;
     /// otherwise it is released here.
@@ -29,9 +41,6 @@ extension Container {
                 entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
             if let running = threadReference._withUnsafeGuaranteedRef({ $0.context }) {
                 let path = running._withUnsafeGuaranteedRef { context -> FastPath in
-                    if entry.lifetime == .graph, let position = context.graphInstancePosition(identity) {
-                        return .shared(position)
-                    }
                     guard (try? context.enterConstruction(entry, key: nil, identity: identity)) != nil else {
                         return .general
                     }
