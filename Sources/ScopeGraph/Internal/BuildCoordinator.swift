@@ -100,11 +100,14 @@ final class BuildCoordinator: Sendable {
             // Alone in its group with no blocks to run (the common case): publish now.
             context.isDone = true
             publish(context, into: &graveyard)
-            context.group.published = true
-            context.group = nil
-            // Nobody can reach this context any more (its slots are released and no waiter
-            // still points to it): its thread may reuse it.
-            context.isRecyclable = context.waiters == 0
+            if context.waiters == 0 {
+                // Nobody can reach this context any more (its slots are released and no waiter
+                // still points to it): its thread may reuse it, with its group of one.
+                context.isRecyclable = true
+            } else {
+                context.group.published = true
+                context.group = nil
+            }
             lock.broadcast()
             return
         }

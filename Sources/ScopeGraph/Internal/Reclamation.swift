@@ -126,7 +126,11 @@ final class ThreadState: @unchecked Sendable {
     }
 
     deinit {
-        ownContext?.release()
+        if let ownContext {
+            // A reused context keeps its group of one, which references it back.
+            ownContext.takeUnretainedValue().dropGroup()
+            ownContext.release()
+        }
         retiredContext?.release()
     }
 

@@ -213,6 +213,10 @@ final class ResolutionContext: @unchecked Sendable {
         if !waitPath.isEmpty { waitPath = [] }
     }
 
+    /// Breaks the reference cycle between a reused context and its group of one, when its
+    /// thread exits (no other thread can reach either).
+    func dropGroup() { group = nil }
+
     /// True when instances built by this resolve have `onResolved` blocks still to run.
     var hasPendingBlocks: Bool { !pending.isEmpty }
 
