@@ -91,6 +91,33 @@ import Testing
         #expect(runs.value == 2)
     }
 
+    @Test(arguments: [3, 40])
+    func everyGraphInstanceOfAResolveIsSharedHoweverManyItHolds(count: Int) throws {
+        // Past a handful, a resolve indexes its graph instances instead of scanning them.
+        let container = Container(name: "root")
+        let runs = Counter()
+        let tags = (0..<count).map { ServiceTag("node-\($0)") }
+        for tag in tags {
+            container.register(Service.self, tag: tag, lifetime: .graph) { _ in Service(run: runs.increment()) }
+        }
+        container.register(Service.self, lifetime: .graph) { _ in Service(run: runs.increment()) }
+        container.register([Pair].self, lifetime: .unique) { r in
+            var pairs: [Pair] = []
+            for tag in tags {
+                pairs.append(Pair(first: try r.resolve(tag: tag), second: try r.resolve(tag: tag)))
+            }
+            // The untagged one goes through the inlined path, after the tagged ones.
+            pairs.append(Pair(first: try r.resolve(), second: try r.resolve()))
+            return pairs
+        }
+        let first = try container.resolve([Pair].self)
+        let second = try container.resolve([Pair].self)
+        #expect(first.allSatisfy { $0.first === $0.second })
+        #expect(Set(first.map { ObjectIdentifier($0.first) }).count == count + 1)
+        #expect(zip(first, second).allSatisfy { $0.first !== $1.first })
+        #expect(runs.value == 2 * (count + 1))
+    }
+
     @Test func graphInstancesAreSharedPerStartingContainer() throws {
         // A singleton's dependencies resolve from its owner, so within one top-level resolve it
         // gets the owner's graph instance, not the one the child's request got.
