@@ -39,10 +39,15 @@ extension Container: Resolving, ResolutionEntryPoint {
                 } catch {
                     throw failUncachedConstruction(construction, error)
                 }
-                try finishUncachedConstruction(construction, value)
+                if construction.isGraph {
+                    try finishUncachedConstruction(construction, value, graphBox: StrongBox(value))
+                } else {
+                    try finishUncachedConstruction(construction, value, graphBox: nil)
+                }
                 return value
             case .shared(let position):
-                return sharedGraphInstance(at: position) as! T
+                // The entry answered for `T` as its own type, so its box is a `StrongBox<T>`.
+                return unsafeDowncast(sharedGraphInstanceBox(at: position), to: StrongBox<T>.self).value
             case .general:
                 break
             }

@@ -106,6 +106,9 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
         super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement)
     }
 
+    /// `value` in a `StrongBox<T>`, made without looking up the box type's metadata.
+    func makeBox(_ value: T) -> AnyObject { boxType.init(value) }
+
     override var ownerSlot: AnySlot? { slot }
     override func makeSlot() -> AnySlot {
         slotType.init(weak: lifetime == .weakSingleton, retirement: retirement, boxType: boxType)

@@ -1,13 +1,13 @@
-/// The `graph` instances one resolve holds, by identity (entry and starting container).
+/// The `graph` instances one resolve holds, by identity (entry and starting container), each
+/// in a `StrongBox<T>` of its entry's type, so that sharing one needs no dynamic cast.
 ///
 /// A resolve usually holds a handful, so they live in an array searched from the end (the
 /// most recent is the likeliest to be shared next) with no hashing; past `indexThreshold`
 /// instances a dictionary indexes them, so a very large graph stays linear overall.
 struct GraphInstances {
-    // Two parallel arrays, not one of tuples: searching then reads plain identities (a tuple
-    // holding `Any` would be copied through its generic value witness).
+    // Two parallel arrays, not one of tuples: searching then reads plain identities.
     private var identities: [ResolutionContext.Identity] = []
-    private var values: [Any] = []
+    private var boxes: [AnyObject] = []
     private var index: [ResolutionContext.Identity: Int] = [:]
     private static let indexThreshold = 16
 
@@ -25,17 +25,17 @@ struct GraphInstances {
         return nil
     }
 
-    /// The instance at `position` (from `position(of:)`).
-    func value(at position: Int) -> Any { values[position] }
+    /// The boxed instance at `position` (from `position(of:)`).
+    func box(at position: Int) -> AnyObject { boxes[position] }
 
-    /// Records the instance of `identity`, replacing an earlier one.
-    mutating func store(_ value: Any, for identity: ResolutionContext.Identity) {
+    /// Records the boxed instance of `identity`, replacing an earlier one.
+    mutating func store(_ box: AnyObject, for identity: ResolutionContext.Identity) {
         if let existing = position(of: identity) {
-            values[existing] = value
+            boxes[existing] = box
             return
         }
         identities.append(identity)
-        values.append(value)
+        boxes.append(box)
         if identities.count > Self.indexThreshold {
             if index.isEmpty {
                 for (position, identity) in identities.enumerated() { index[identity] = position }
@@ -48,7 +48,7 @@ struct GraphInstances {
     /// Forgets every instance, keeping the storage for the next resolve.
     mutating func removeAll() {
         identities.removeAll(keepingCapacity: true)
-        values.removeAll(keepingCapacity: true)
+        boxes.removeAll(keepingCapacity: true)
         if !index.isEmpty { index.removeAll() }
     }
 }

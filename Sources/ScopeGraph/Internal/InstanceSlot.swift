@@ -142,7 +142,7 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
 @usableFromInline
 final class StrongBox<T> {
     @usableFromInline let value: T
-    required init(_ value: T) { self.value = value }
+    @usableFromInline required init(_ value: T) { self.value = value }
 
     /// `value`, for unspecialized callers: reading the field from outside would look up this
     /// class's metadata for the field's offset; a method finds it through `self`.

@@ -374,19 +374,25 @@ final class ResolutionContext: @unchecked Sendable {
     /// Where this resolve holds the `graph` instance of `identity`, if it does.
     func graphInstancePosition(_ identity: Identity) -> Int? { graph.position(of: identity) }
 
-    /// The `graph` instance at `position` (from `graphInstancePosition`).
-    func graphInstance(at position: Int) -> Any { graph.value(at: position) }
+    /// The boxed `graph` instance at `position` (from `graphInstancePosition`): a
+    /// `StrongBox<T>` of its entry's `T`.
+    func graphInstanceBox(at position: Int) -> AnyObject { graph.box(at: position) }
 
-    /// Records a new `graph` instance for the rest of this resolve.
-    func storeGraphInstance(_ identity: Identity, _ value: Any) { graph.store(value, for: identity) }
+    /// Records a new `graph` instance, boxed in a `StrongBox<T>` of its entry's `T`, for the
+    /// rest of this resolve.
+    func storeGraphInstance(_ identity: Identity, box: AnyObject) { graph.store(box, for: identity) }
 
     func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
         let identity = Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(request.start))
         // Instances resolved with runtime arguments are never shared.
         if request.arguments != nil { return try construct(entry, request, root: request.start, identity: identity) }
-        if let existing = graph.position(of: identity) { return graph.value(at: existing) as! T }
+        if let existing = graph.position(of: identity) {
+            // Not `as! StrongBox<T>`: naming the type here would look up its metadata.
+            return Unmanaged<StrongBox<T>>.fromOpaque(Unmanaged.passUnretained(graph.box(at: existing)).toOpaque())
+                .takeUnretainedValue().read()
+        }
         let value = try construct(entry, request, root: request.start, identity: identity)
-        graph.store(value, for: identity)
+        graph.store(entry.makeBox(value), for: identity)
         return value
     }
 

@@ -9,6 +9,9 @@ struct UncachedConstruction {
     /// Unretained: the thread's state keeps its contexts alive while they are bound.
     let context: Unmanaged<ResolutionContext>
     let identity: ResolutionContext.Identity
+    /// A `graph` registration: the finished instance is kept, boxed, for the rest of the
+    /// resolve.
+    @usableFromInline let isGraph: Bool
     /// Set when this construction is a top-level resolve (and must end it). Unretained: a
     /// thread's state lives as long as the thread.
     let thread: Unmanaged<ThreadState>?
@@ -45,7 +48,9 @@ extension Container {
                         return .general
                     }
                     return .construct(
-                        UncachedConstruction(entry: retained, context: running, identity: identity, thread: nil))
+                        UncachedConstruction(
+                            entry: retained, context: running, identity: identity,
+                            isGraph: entry.lifetime == .graph, thread: nil))
                 }
                 if case .construct = path { return path }
                 retained.release()
@@ -58,18 +63,23 @@ extension Container {
                 try! context.enterConstruction(entry, key: nil, identity: identity)
             }
             return .construct(
-                UncachedConstruction(entry: retained, context: context, identity: identity, thread: threadReference))
+                UncachedConstruction(
+                    entry: retained, context: context, identity: identity, isGraph: entry.lifetime == .graph,
+                    thread: threadReference))
         }
     }
 
-    /// Finishes a construction whose factory returned `value`.
+    /// Finishes a construction whose factory returned `value`; `graphBox` is `value` in a
+    /// `StrongBox<T>` when the construction `isGraph`.
     @usableFromInline
-    func finishUncachedConstruction(_ construction: UncachedConstruction, _ value: @autoclosure () -> Any) throws {
+    func finishUncachedConstruction(
+        _ construction: UncachedConstruction, _ value: @autoclosure () -> Any, graphBox: AnyObject?
+    ) throws {
         defer { construction.entry.release() }
         try construction.entry._withUnsafeGuaranteedRef { entry in
             try construction.context._withUnsafeGuaranteedRef { context in
                 context.leaveConstruction(entry, key: entry.key, root: self, value: value())
-                if entry.lifetime == .graph { context.storeGraphInstance(construction.identity, value()) }
+                if let graphBox { context.storeGraphInstance(construction.identity, box: graphBox) }
                 if let thread = construction.thread {
                     try thread._withUnsafeGuaranteedRef { try context.endTopLevel(on: $0) }
                 }
@@ -77,12 +87,12 @@ extension Container {
         }
     }
 
-    /// The `graph` instance the resolve in progress on this thread holds at `position` (see
-    /// `FastPath.shared`).
+    /// The boxed `graph` instance the resolve in progress on this thread holds at `position`
+    /// (see `FastPath.shared`).
     @usableFromInline
-    func sharedGraphInstance(at position: Int) -> Any {
+    func sharedGraphInstanceBox(at position: Int) -> AnyObject {
         ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { $0.context! }._withUnsafeGuaranteedRef {
-            $0.graphInstance(at: position)
+            $0.graphInstanceBox(at: position)
         }
     }
 
