@@ -3,36 +3,49 @@ import Synchronization
 /// A registration as the container stores it: key, lifetime, factory, owner, blocks.
 @usableFromInline
 package class AnyEntry: @unchecked Sendable {
-    // @unchecked: every stored property is immutable after init, except `forwards` and the
-    // blocks of the subclass, which are guarded by `lock`; `owner` is a weak reference written
-    // only in init (weak loads are thread-safe in the Swift runtime).
+    // @unchecked: every stored property is immutable after init, except the atomics and
+    // `owner`, a weak reference written only in init (weak loads are thread-safe in the Swift
+    // runtime); forwarded keys and blocks live in `Extras`, behind its own lock.
     let key: Key
     let lifetime: Lifetime
     weak var owner: Container?
     let ownerName: String
-    private let extras = Locked(Extras())
+    /// Forwarded keys and `onResolved` blocks: a retained `Locked<Extras>` as bits, created by
+    /// the first `implements` or `onResolved` and then kept until deinit; 0 while there is none,
+    /// so a plain registration allocates no lock.
+    private let extrasBits = Atomic<Int>(0)
     private struct Extras {
         var forwardKeys: [Key] = []
         var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
     }
     /// How many `onResolved` blocks there are, readable without the lock.
     private let blockCount = Atomic<Int>(0)
+    /// The `Retirement` shared with the slots, created on first use (retained, as bits), or,
+    /// while there is none, whether the registration is retired: 0 live, 1 retired.
+    private let retirementBits = Atomic<Int>(0)
+    /// Set by the first lookup this entry answered from its own container (see
+    /// `Container.lookup`).
+    private let lookedUp = Atomic<Bool>(false)
 
-    /// Set once the registration is removed or replaced: its slots then refuse instances.
-    let retirement: Retirement
-
-    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement) {
-        self.retirement = retirement
+    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement? = nil) {
         self.key = key
         self.lifetime = lifetime
         self.owner = owner
         self.ownerName = owner.name
+        if let retirement { retirementBits.store(Self.bits(of: retirement), ordering: .relaxed) }
+    }
+
+    deinit {
+        let extras = extrasBits.load(ordering: .acquiring)
+        if extras != 0 { Unmanaged<Locked<Extras>>.fromOpaque(UnsafeRawPointer(bitPattern: extras)!).release() }
+        let retirement = retirementBits.load(ordering: .acquiring)
+        if retirement > 1 { Unmanaged<Retirement>.fromOpaque(UnsafeRawPointer(bitPattern: retirement)!).release() }
     }
 
     /// The registered type (the `T` of `register`).
     var valueType: Any.Type { key.type }
 
-    var forwards: [Key] { extras.withLock { $0.forwardKeys } }
+    var forwards: [Key] { existingExtras?.withLock { $0.forwardKeys } ?? [] }
 
     func addErasedBlock(_ block: @escaping @Sendable (Resolver, Any) throws -> Void) {
         extras.withLock { extras in
@@ -47,6 +60,75 @@ package class AnyEntry: @unchecked Sendable {
     }
     func addForward(_ key: Key) {
         extras.withLock { extras in if !extras.forwardKeys.contains(key) { extras.forwardKeys.append(key) } }
+    }
+
+    /// The extras, when `implements` or `onResolved` created them.
+    private var existingExtras: Locked<Extras>? {
+        let bits = extrasBits.load(ordering: .acquiring)
+        return bits == 0 ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+    }
+
+    /// The extras, created on first use (once: a thread that loses the race drops its own).
+    private var extras: Locked<Extras> {
+        if let existing = existingExtras { return existing }
+        let made = Locked(Extras())
+        let bits = Self.bits(of: made)
+        let (exchanged, current) = extrasBits.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+        if exchanged { return made }
+        Unmanaged.passUnretained(made).release()
+        return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+    }
+
+    /// Shared by this registration and all its slots; created on first use, retired already
+    /// when the registration was retired before.
+    var retirement: Retirement {
+        while true {
+            let current = retirementBits.load(ordering: .sequentiallyConsistent)
+            if current > 1 { return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue() }
+            let made = Retirement()
+            if current == 1 { made.retire() }
+            let bits = Self.bits(of: made)
+            if retirementBits.compareExchange(expected: current, desired: bits, ordering: .sequentiallyConsistent)
+                .exchanged
+            {
+                return made
+            }
+            Unmanaged.passUnretained(made).release()
+        }
+    }
+
+    /// Marks the registration removed or replaced: its slots then refuse instances.
+    func retire() { setRetired(true) }
+
+    /// Brings a retired registration back (a restored snapshot holds it).
+    func reinstate() { setRetired(false) }
+
+    private func setRetired(_ retired: Bool) {
+        while true {
+            let current = retirementBits.load(ordering: .sequentiallyConsistent)
+            if current > 1 {
+                let retirement = Unmanaged<Retirement>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+                retirement._withUnsafeGuaranteedRef { retired ? $0.retire() : $0.reinstate() }
+                return
+            }
+            let desired = retired ? 1 : 0
+            if retirementBits.compareExchange(expected: current, desired: desired, ordering: .sequentiallyConsistent)
+                .exchanged
+            {
+                return
+            }
+        }
+    }
+
+    /// Records a lookup this entry answered from its own container; true when one was recorded
+    /// before (the key is then worth memoizing).
+    func noteLookedUp() -> Bool {
+        lookedUp.load(ordering: .relaxed) || lookedUp.exchange(true, ordering: .relaxed)
+    }
+
+    /// A retained object as bits, for the atomics above.
+    private static func bits(of object: AnyObject) -> Int {
+        Int(bitPattern: Unmanaged.passRetained(object).toOpaque())
     }
 
     /// The slot of an owner-rooted lifetime, in the owner; `nil` for the other lifetimes.
@@ -90,8 +172,13 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
 
     init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
         self.factory = factory
+        guard lifetime.isOwnerRooted else {
+            self.slot = nil
+            super.init(key: key, lifetime: lifetime, owner: owner)
+            return
+        }
         let retirement = Retirement()
-        self.slot = lifetime.isOwnerRooted ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement) : nil
+        self.slot = Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement)
         super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement)
     }
 
