@@ -138,7 +138,9 @@ extension Container: RegistrationStore {
 
     /// Goes on with an invalidation that started at `origin` (already done) and reached
     /// `next`: every container reachable from there is done once.
-    private func invalidateLookups(of next: [Container], after origin: Container, dropping dropped: Set<ObjectIdentifier>) {
+    private func invalidateLookups(
+        of next: [Container], after origin: Container, dropping dropped: Set<ObjectIdentifier>
+    ) {
         var seen: Set<ObjectIdentifier> = [ObjectIdentifier(origin)]
         var pending: [Container] = []
         for other in next where seen.insert(ObjectIdentifier(other)).inserted { pending.append(other) }
@@ -165,7 +167,8 @@ extension Container: RegistrationStore {
     private func forgetLookups(_ state: inout State, dropping dropped: Set<ObjectIdentifier>) -> ForgottenLookups {
         if !state.pendingLookups.isEmpty { state.pendingLookups = [:] }
         state.memoCount = 0
-        isTransparent.store(state.registrations.isEmpty && state.collaborators.isEmpty, ordering: .sequentiallyConsistent)
+        isTransparent.store(
+            state.registrations.isEmpty && state.collaborators.isEmpty, ordering: .sequentiallyConsistent)
         let retired = memo.load(ordering: .sequentiallyConsistent) == 0 ? nil : swapMemo(0)
         state.generation &+= 1
         var slots: [AnySlot] = []

@@ -73,7 +73,8 @@ package class AnyEntry: @unchecked Sendable {
         if let existing = existingExtras { return existing }
         let made = Locked(Extras())
         let bits = Self.bits(of: made)
-        let (exchanged, current) = extrasBits.compareExchange(expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+        let (exchanged, current) = extrasBits.compareExchange(
+            expected: 0, desired: bits, ordering: .acquiringAndReleasing)
         if exchanged { return made }
         Unmanaged.passUnretained(made).release()
         return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
