@@ -14,13 +14,21 @@ extension Container: RegistrationStore {
     ///   - lifetime: How long instances live and who shares them; `.graph` by default.
     ///   - factory: Builds the instance; resolves its dependencies through the `Resolver`.
     /// - Returns: The registration, for `implements`, `onResolved` and `remove`.
-    @discardableResult
+    @inlinable @discardableResult
     public func register<T>(
         _ type: T.Type = T.self, tag: ServiceTag? = nil, lifetime: Lifetime = .graph,
         factory: @escaping @Sendable (Resolver) throws -> T
     ) -> Registration<T> {
-        makeRegistration(Key(T.self, tag: tag), lifetime: lifetime, factory: .plain(factory), in: self)
+        // Inlined so that the caller, specialized for `T`, creates the entry and the handle
+        // with cached type metadata instead of a runtime lookup per registration.
+        let entry = Entry(tag: tag, lifetime: lifetime, owner: self, factory: .plain(factory))
+        storeOwn(entry)
+        return Registration(entry: entry)
     }
+
+    /// Stores a new entry of this container under its own key.
+    @usableFromInline
+    func storeOwn(_ entry: AnyEntry) { store(entry, under: entry.key) }
 
     /// Registers a factory that takes runtime arguments, any number of any types.
     ///
@@ -56,7 +64,7 @@ extension Container: RegistrationStore {
     ) -> Registration<T> {
         let entry = Entry(key: key, lifetime: lifetime, owner: self, factory: factory)
         store.store(entry, under: key)
-        return Registration(entry: entry, store: store)
+        return store === self ? Registration(entry: entry) : Registration(entry: entry, store: store)
     }
 
     package func store(_ entry: AnyEntry, under key: Key) {

@@ -8,8 +8,18 @@
 /// ```
 public final class Registration<T>: Sendable {
     let entry: Entry<T>
-    private let store: WeakStore
+    /// Where `implements` stores forwarded keys when it is not the entry's owner (an override
+    /// scope's table); `nil` for the owner, which the entry already references weakly.
+    private let store: WeakStore?
 
+    /// A handle on a registration stored in its owner container.
+    @usableFromInline
+    init(entry: Entry<T>) {
+        self.entry = entry
+        self.store = nil
+    }
+
+    /// A handle on a registration stored in `store`, another store than its owner.
     init(entry: Entry<T>, store: any RegistrationStore) {
         self.entry = entry
         self.store = WeakStore(store)
@@ -35,7 +45,9 @@ public final class Registration<T>: Sendable {
     public func implements<U>(_ type: U.Type, tag: ServiceTag? = nil) -> Registration<T> {
         let key = Key(U.self, tag: tag, arguments: entry.key.arguments)
         entry.addForward(key)
-        store.value?.store(entry, under: key)
+        let target: (any RegistrationStore)?
+        if let store { target = store.value } else { target = entry.owner }
+        target?.store(entry, under: key)
         return self
     }
 

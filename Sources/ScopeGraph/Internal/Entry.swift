@@ -171,6 +171,12 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     @usableFromInline let factory: Factory<T>
     let slot: Slot<T>?
 
+    /// An entry for `T` and `tag`, without argument types (what the inlined `register` makes).
+    @usableFromInline
+    convenience init(tag: ServiceTag?, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
+        self.init(key: Key(T.self, tag: tag), lifetime: lifetime, owner: owner, factory: factory)
+    }
+
     init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
         self.factory = factory
         guard lifetime.isOwnerRooted else {
