@@ -7,13 +7,14 @@
 ///     .onResolved { r, logger in logger.sink = try r.resolve() }
 /// ```
 public final class Registration<T>: Sendable {
-    let entry: Entry<T>
+    @usableFromInline let entry: Entry<T>
     /// Where `implements` stores forwarded keys when it is not the entry's owner (an override
     /// scope's table); `nil` for the owner, which the entry already references weakly.
-    private let store: WeakStore?
+    @usableFromInline let store: WeakStore?
 
-    /// A handle on a registration stored in its owner container.
-    @usableFromInline
+    /// A handle on a registration stored in its owner container. Inlinable, so that a caller
+    /// that discards the handle need not allocate it.
+    @inlinable
     init(entry: Entry<T>) {
         self.entry = entry
         self.store = nil
@@ -81,6 +82,7 @@ package protocol RegistrationStore: AnyObject, Sendable {
 }
 
 /// A weak reference to a store, so a kept `Registration` does not keep its container alive.
+@usableFromInline
 struct WeakStore: @unchecked Sendable {
     // @unchecked: written once, in init; weak loads are thread-safe in the Swift runtime.
     weak var value: (any RegistrationStore)?

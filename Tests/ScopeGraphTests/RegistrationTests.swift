@@ -233,6 +233,40 @@ import Testing
         #expect(weakService == nil)
     }
 
+    @Test(arguments: [false, true])
+    func manyKeysResolvedRoundAfterRoundKeepAnsweringWithTheirOwnRegistrations(fromAChild: Bool) throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        child.register(Int.self) { _ in 0 }  // not transparent: the child memoizes its own walks
+        let lifetimes: [Lifetime] = [.unique, .graph, .singleton, .perContainer]
+        let count = 150
+        for index in 0..<count {
+            root.register(Service.self, tag: ServiceTag("\(index)"), lifetime: lifetimes[index % 4]) { _ in
+                Service("\(index)")
+            }
+        }
+        let start = fromAChild ? child : root
+        var cached: [Int: Service] = [:]
+        // Rounds move the keys from unmemoized to pending to the snapshot, which is rebuilt
+        // larger several times on the way.
+        for _ in 0..<4 {
+            for index in 0..<count {
+                let service = try start.resolve(Service.self, tag: ServiceTag("\(index)"))
+                #expect(service.label == "\(index)")
+                if lifetimes[index % 4] == .singleton || lifetimes[index % 4] == .perContainer {
+                    if let earlier = cached[index] { #expect(service === earlier) } else { cached[index] = service }
+                }
+            }
+        }
+        for index in stride(from: 0, to: count, by: 3) {
+            root.register(Service.self, tag: ServiceTag("\(index)"), lifetime: .unique) { _ in Service("new \(index)") }
+        }
+        for index in 0..<count {
+            let expected = index % 3 == 0 ? "new \(index)" : "\(index)"
+            #expect(try start.resolve(Service.self, tag: ServiceTag("\(index)")).label == expected)
+        }
+    }
+
     // MARK: remove
 
     @Test func removeMakesTheKeyUnregistered() throws {

@@ -53,7 +53,9 @@ package final class Locked<State>: @unchecked Sendable {
     // @unchecked: `state` is only reachable inside `withLock`, under the mutex; the mutex is
     // heap-allocated, never moved, and only touched through pthread calls.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var state: State
+    /// No dynamic exclusivity check: the mutex already makes every access exclusive (a nested
+    /// `withLock` on the same value would deadlock before it could overlap).
+    @exclusivity(unchecked) private var state: State
 
     package init(_ state: State) {
         self.state = state

@@ -162,14 +162,13 @@ extension Container {
     /// Replaces the snapshot with one holding its records and the pending ones. Call with the
     /// lock held; returns the old snapshot, to release after unlocking.
     private func rebuildMemo(_ state: inout State) -> MemoSnapshot? {
-        let old = memo.load(ordering: .sequentiallyConsistent)
-        var records =
-            old == 0
-            ? [:] : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().records
-        records.merge(state.pendingLookups) { _, new in new }
+        let bits = memo.load(ordering: .sequentiallyConsistent)
+        let old = bits == 0 ? nil : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        let snapshot = old.map { old in
+            old._withUnsafeGuaranteedRef { MemoSnapshot(extending: $0, with: state.pendingLookups) }
+        } ?? MemoSnapshot(extending: nil, with: state.pendingLookups)
         state.pendingLookups = [:]
-        state.memoCount = records.count
-        let snapshot = MemoSnapshot(records)
+        state.memoCount = snapshot.count
         return swapMemo(Int(bitPattern: Unmanaged.passRetained(snapshot).toOpaque()))
     }
 
