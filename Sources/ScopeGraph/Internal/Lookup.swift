@@ -164,9 +164,7 @@ extension Container {
     private func rebuildMemo(_ state: inout State) -> MemoSnapshot? {
         let bits = memo.load(ordering: .sequentiallyConsistent)
         let old = bits == 0 ? nil : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-        let snapshot = old.map { old in
-            old._withUnsafeGuaranteedRef { MemoSnapshot(extending: $0, with: state.pendingLookups) }
-        } ?? MemoSnapshot(extending: nil, with: state.pendingLookups)
+        let snapshot = MemoSnapshot(extending: old?.takeUnretainedValue(), with: state.pendingLookups)
         state.pendingLookups = [:]
         state.memoCount = snapshot.count
         return swapMemo(Int(bitPattern: Unmanaged.passRetained(snapshot).toOpaque()))
