@@ -175,8 +175,12 @@ extension Container: RegistrationStore {
     private func forgetLookups(_ state: inout State, dropping dropped: Set<ObjectIdentifier>) -> ForgottenLookups {
         if !state.pendingLookups.isEmpty { state.pendingLookups = [:] }
         state.memoCount = 0
-        isTransparent.store(
-            state.registrations.isEmpty && state.collaborators.isEmpty, ordering: .sequentiallyConsistent)
+        // Written only under the lock: storing only a change spares registrations an atomic
+        // exchange.
+        let transparent = state.registrations.isEmpty && state.collaborators.isEmpty
+        if isTransparent.load(ordering: .relaxed) != transparent {
+            isTransparent.store(transparent, ordering: .sequentiallyConsistent)
+        }
         let retired = memo.load(ordering: .sequentiallyConsistent) == 0 ? nil : swapMemo(0)
         state.generation &+= 1
         var slots: [AnySlot] = []

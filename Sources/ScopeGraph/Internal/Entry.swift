@@ -27,10 +27,10 @@ package class AnyEntry: @unchecked Sendable {
     /// `Container.lookup`).
     private let lookedUp = Atomic<Bool>(false)
 
-    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement? = nil) {
+    init(key: Key, lifetime: Lifetime, owner: borrowing Container, retirement: Retirement? = nil) {
         self.key = key
         self.lifetime = lifetime
-        self.owner = owner
+        self.owner = copy owner
         self.ownerName = owner.name
         if let retirement { retirementBits.store(Self.bits(of: retirement), ordering: .relaxed) }
     }
@@ -124,7 +124,11 @@ package class AnyEntry: @unchecked Sendable {
     /// Records a lookup this entry answered from its own container; true when one was recorded
     /// before (the key is then worth memoizing).
     func noteLookedUp() -> Bool {
-        lookedUp.load(ordering: .relaxed) || lookedUp.exchange(true, ordering: .relaxed)
+        // Called with the container's lock held: a plain store suffices (at worst, a lookup
+        // through another container holding this entry memoizes it one lookup later).
+        if lookedUp.load(ordering: .relaxed) { return true }
+        lookedUp.store(true, ordering: .relaxed)
+        return false
     }
 
     /// A retained object as bits, for the atomics above.
@@ -173,11 +177,11 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
 
     /// An entry for `T` and `tag`, without argument types (what the inlined `register` makes).
     @usableFromInline
-    convenience init(tag: ServiceTag?, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
+    convenience init(tag: ServiceTag?, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
         self.init(key: Key(T.self, tag: tag), lifetime: lifetime, owner: owner, factory: factory)
     }
 
-    init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
+    init(key: Key, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
         self.factory = factory
         guard lifetime.isOwnerRooted else {
             self.slot = nil
