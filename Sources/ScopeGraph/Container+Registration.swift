@@ -14,13 +14,21 @@ extension Container: RegistrationStore {
     ///   - lifetime: How long instances live and who shares them; `.graph` by default.
     ///   - factory: Builds the instance; resolves its dependencies through the `Resolver`.
     /// - Returns: The registration, for `implements`, `onResolved` and `remove`.
-    @discardableResult
+    @inlinable @discardableResult
     public func register<T>(
         _ type: T.Type = T.self, tag: ServiceTag? = nil, lifetime: Lifetime = .graph,
         factory: @escaping @Sendable (Resolver) throws -> T
     ) -> Registration<T> {
-        makeRegistration(Key(T.self, tag: tag), lifetime: lifetime, factory: .plain(factory), in: self)
+        // Inlined so that the caller, specialized for `T`, creates the entry and the handle
+        // with cached type metadata instead of a runtime lookup per registration.
+        let entry = Entry(tag: tag, lifetime: lifetime, owner: self, factory: .plain(factory))
+        storeOwn(entry)
+        return Registration(entry: entry)
     }
+
+    /// Stores a new entry of this container under its own key.
+    @usableFromInline
+    func storeOwn(_ entry: AnyEntry) { store(entry, under: entry.key) }
 
     /// Registers a factory that takes runtime arguments, any number of any types.
     ///
@@ -56,22 +64,31 @@ extension Container: RegistrationStore {
     ) -> Registration<T> {
         let entry = Entry(key: key, lifetime: lifetime, owner: self, factory: factory)
         store.store(entry, under: key)
-        return Registration(entry: entry, store: store)
+        return store === self ? Registration(entry: entry) : Registration(entry: entry, store: store)
     }
 
     package func store(_ entry: AnyEntry, under key: Key) {
-        let replaced: AnyEntry? = state.withLock { state in
-            let old = state.registrations[key]?.entry
-            state.registrations[key] = Registered(entry: entry, sequence: state.nextSequence)
+        // The old snapshot, if any, is released when the statement ends, after the lock.
+        let (replaced, next, _) = state.withLock { state -> (AnyEntry?, [Container], MemoSnapshot?) in
+            let registered = Registered(entry: entry, sequence: state.nextSequence)
             state.nextSequence += 1
-            guard let old, old !== entry, old.key == key else { return nil }
-            // Last wins: the replaced registration goes entirely, its forwarded keys too.
-            for forward in old.forwards where state.registrations[forward]?.entry === old {
-                state.registrations[forward] = nil
+            let old = state.registrations.updateValue(registered, forKey: key)?.entry
+            if let old, old !== entry, old.key == key {
+                // Last wins: the replaced registration goes entirely, its forwarded keys too.
+                for forward in old.forwards where state.registrations[forward]?.entry === old {
+                    state.registrations[forward] = nil
+                }
+                return (old, [], nil)
             }
-            return old
+            // A new key drops nothing: forget this container's lookups under the same lock.
+            let forgotten = forgetLookups(&state, dropping: [])
+            return (nil, forgotten.next, forgotten.retired)
         }
-        if let replaced { release([replaced]) } else { invalidateLookups() }
+        if let replaced {
+            release([replaced])
+        } else if !next.isEmpty {
+            invalidateLookups(of: next, after: self, dropping: [])
+        }
     }
 
     /// Removes a registration (its own key and the types it forwards) and releases the
@@ -109,7 +126,7 @@ extension Container: RegistrationStore {
     func release(_ entries: [AnyEntry]) {
         // Retire first (a build already running then publishes nothing), unlink from every
         // memo, then clear: no resolve can put an instance back afterwards.
-        for entry in entries { entry.retirement.retire() }
+        for entry in entries { entry.retire() }
         invalidateLookups(dropping: Set(entries.map { ObjectIdentifier($0) }))
         for entry in entries { entry.ownerSlot?.clear() }
     }
@@ -118,42 +135,74 @@ extension Container: RegistrationStore {
     /// (descendants and containers collaborating with it, transitively), dropping their
     /// `perContainer` instances of `dropped` entries.
     func invalidateLookups(dropping dropped: Set<ObjectIdentifier> = []) {
-        // Allocates nothing for a container that no other container looks up through.
-        var pending: [Container] = []
-        var seen: Set<ObjectIdentifier> = []
-        var container = self
-        while true {
-            // The old snapshot is released when this statement ends, after the lock.
-            let (next, slots, _) = container.state.withLock { state -> ([Container], [AnySlot], MemoSnapshot?) in
-                if !state.pendingLookups.isEmpty { state.pendingLookups = [:] }
-                state.memoCount = 0
-                container.isTransparent.store(
-                    state.registrations.isEmpty && state.collaborators.isEmpty, ordering: .sequentiallyConsistent)
-                let retired = container.swapMemo(0)
-                state.generation &+= 1
-                var slots: [AnySlot] = []
-                for id in dropped { if let slot = state.perContainer.removeValue(forKey: id) { slots.append(slot) } }
-                let next =
-                    state.children.isEmpty && state.dependents.isEmpty
-                    ? [] : (state.children + state.dependents).compactMap(\.value)
-                return (next, slots, retired)
-            }
-            for slot in slots { slot.clear() }
-            if !next.isEmpty, seen.isEmpty { seen.insert(ObjectIdentifier(self)) }
-            for other in next where seen.insert(ObjectIdentifier(other)).inserted { pending.append(other) }
-            guard let following = pending.popLast() else { return }
-            container = following
+        // The old snapshot is released when the statement ends, after the lock.
+        let (forgotten, _) = state.withLock { state in
+            let forgotten = forgetLookups(&state, dropping: dropped)
+            return (forgotten, forgotten.retired)
         }
+        for slot in forgotten.slots { slot.clear() }
+        if !forgotten.next.isEmpty { invalidateLookups(of: forgotten.next, after: self, dropping: dropped) }
+    }
+
+    /// Goes on with an invalidation that started at `origin` (already done) and reached
+    /// `next`: every container reachable from there is done once.
+    private func invalidateLookups(
+        of next: [Container], after origin: Container, dropping dropped: Set<ObjectIdentifier>
+    ) {
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(origin)]
+        var pending: [Container] = []
+        for other in next where seen.insert(ObjectIdentifier(other)).inserted { pending.append(other) }
+        while let container = pending.popLast() {
+            let (forgotten, _) = container.state.withLock { state in
+                let forgotten = container.forgetLookups(&state, dropping: dropped)
+                return (forgotten, forgotten.retired)
+            }
+            for slot in forgotten.slots { slot.clear() }
+            for other in forgotten.next where seen.insert(ObjectIdentifier(other)).inserted { pending.append(other) }
+        }
+    }
+
+    /// What forgetting one container's lookups leaves to do after its lock: the containers
+    /// whose lookups reach it, the `perContainer` slots to clear, the snapshot to release.
+    private struct ForgottenLookups {
+        let next: [Container]
+        let slots: [AnySlot]
+        let retired: MemoSnapshot?
+    }
+
+    /// Forgets this container's memoized and pending lookups and drops its `perContainer`
+    /// slots of `dropped` entries. Call with the lock held.
+    private func forgetLookups(_ state: inout State, dropping dropped: Set<ObjectIdentifier>) -> ForgottenLookups {
+        if !state.pendingLookups.isEmpty { state.pendingLookups = [:] }
+        state.memoCount = 0
+        // Written only under the lock: storing only a change spares registrations an atomic
+        // exchange.
+        let transparent = state.registrations.isEmpty && state.collaborators.isEmpty
+        if isTransparent.load(ordering: .relaxed) != transparent {
+            isTransparent.store(transparent, ordering: .sequentiallyConsistent)
+        }
+        let retired = memo.load(ordering: .sequentiallyConsistent) == 0 ? nil : swapMemo(0)
+        state.generation &+= 1
+        var slots: [AnySlot] = []
+        for id in dropped { if let slot = state.perContainer.removeValue(forKey: id) { slots.append(slot) } }
+        let next =
+            state.children.isEmpty && state.dependents.isEmpty
+            ? [] : (state.children + state.dependents).compactMap(\.value)
+        return ForgottenLookups(next: next, slots: slots, retired: retired)
     }
 
     /// The `perContainer` slot of `entry` in this container, created on first use.
     func erasedPerContainerSlot(for entry: AnyEntry) -> AnySlot {
-        state.withLock { state in
-            let id = ObjectIdentifier(entry)
-            if let slot = state.perContainer[id] { return slot }
-            let slot = entry.makeSlot()
-            state.perContainer[id] = slot
-            return slot
-        }
+        state.withLock { state in Self.perContainerSlot(for: entry, in: &state) }
+    }
+
+    /// The `perContainer` slot of `entry` in `state`, created on first use. Call with the lock
+    /// held.
+    static func perContainerSlot(for entry: AnyEntry, in state: inout State) -> AnySlot {
+        let id = ObjectIdentifier(entry)
+        if let slot = state.perContainer[id] { return slot }
+        let slot = entry.makeSlot()
+        state.perContainer[id] = slot
+        return slot
     }
 }

@@ -7,9 +7,20 @@
 ///     .onResolved { r, logger in logger.sink = try r.resolve() }
 /// ```
 public final class Registration<T>: Sendable {
-    let entry: Entry<T>
-    private let store: WeakStore
+    @usableFromInline let entry: Entry<T>
+    /// Where `implements` stores forwarded keys when it is not the entry's owner (an override
+    /// scope's table); `nil` for the owner, which the entry already references weakly.
+    @usableFromInline let store: WeakStore?
 
+    /// A handle on a registration stored in its owner container. Inlinable, so that a caller
+    /// that discards the handle need not allocate it.
+    @inlinable
+    init(entry: Entry<T>) {
+        self.entry = entry
+        self.store = nil
+    }
+
+    /// A handle on a registration stored in `store`, another store than its owner.
     init(entry: Entry<T>, store: any RegistrationStore) {
         self.entry = entry
         self.store = WeakStore(store)
@@ -35,7 +46,9 @@ public final class Registration<T>: Sendable {
     public func implements<U>(_ type: U.Type, tag: ServiceTag? = nil) -> Registration<T> {
         let key = Key(U.self, tag: tag, arguments: entry.key.arguments)
         entry.addForward(key)
-        store.value?.store(entry, under: key)
+        let target: (any RegistrationStore)?
+        if let store { target = store.value } else { target = entry.owner }
+        target?.store(entry, under: key)
         return self
     }
 
@@ -69,6 +82,7 @@ package protocol RegistrationStore: AnyObject, Sendable {
 }
 
 /// A weak reference to a store, so a kept `Registration` does not keep its container alive.
+@usableFromInline
 struct WeakStore: @unchecked Sendable {
     // @unchecked: written once, in init; weak loads are thread-safe in the Swift runtime.
     weak var value: (any RegistrationStore)?

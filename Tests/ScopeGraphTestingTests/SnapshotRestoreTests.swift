@@ -172,6 +172,26 @@ import Testing
         #expect(try app.resolveIfRegistered(Widget.self) == nil)
     }
 
+    @Test(arguments: [Lifetime.singleton, .weakSingleton, .perContainer])
+    func aRegistrationRemovedAndRestoredCachesItsInstancesAgain(lifetime: Lifetime) throws {
+        let app = Container(name: "app")
+        let feature = app.makeChild(name: "feature")
+        let runs = Tally()
+        let widget = app.register(Widget.self, lifetime: lifetime) { _ in
+            runs.increment()
+            return Widget("cached")
+        }
+        let snapshot = app.snapshot()
+        app.remove(widget)
+        app.restore(snapshot)
+
+        let first = try feature.resolve(Widget.self)
+        #expect(try feature.resolve(Widget.self) === first)
+        #expect(runs.value == 1)
+        app.remove(widget)
+        #expect(try feature.resolveIfRegistered(Widget.self) == nil)
+    }
+
     @Test func aSnapshotCanBeRestoredAgainAndAgain() throws {
         let app = Container(name: "app")
         app.register(Int.self) { _ in 1 }

@@ -150,6 +150,123 @@ import Testing
         #expect(try root.resolve(Service.self).label == "root")
     }
 
+    // MARK: Changes after resolves
+
+    /// How often a key is resolved before a change: once (its lookup is not memoized yet),
+    /// twice (memoized, pending), and more (in the memo snapshot), with and without a tag.
+    static let resolveCounts: [(tag: ServiceTag?, resolves: Int)] = [
+        (nil, 1), (nil, 2), (nil, 3), (nil, 40), ("t", 1), ("t", 2), ("t", 3), ("t", 40),
+    ]
+
+    @Test(arguments: resolveCounts)
+    func replacingAKeyAfterItWasResolvedAnswersWithTheReplacement(tag: ServiceTag?, resolves: Int) throws {
+        let container = Container(name: "root")
+        container.register(Service.self, tag: tag, lifetime: .unique) { _ in Service("first") }
+        for _ in 0..<resolves { #expect(try container.resolve(Service.self, tag: tag).label == "first") }
+        container.register(Service.self, tag: tag, lifetime: .unique) { _ in Service("second") }
+        #expect(try container.resolve(Service.self, tag: tag).label == "second")
+        #expect(try container.resolve(Service.self, tag: tag).label == "second")
+    }
+
+    @Test(arguments: resolveCounts)
+    func removingAKeyAfterItWasResolvedMakesItUnregistered(tag: ServiceTag?, resolves: Int) throws {
+        let container = Container(name: "root")
+        let registration = container.register(Service.self, tag: tag, lifetime: .unique) { _ in Service("x") }
+        for _ in 0..<resolves { _ = try container.resolve(Service.self, tag: tag) }
+        container.remove(registration)
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Service.self, tag: tag) }
+        #expect(error.kind.caseName == "notRegistered")
+    }
+
+    @Test(arguments: resolveCounts)
+    func aRegistrationAddedToAResolvedContainerIsFoundAndShadowsItsParent(tag: ServiceTag?, resolves: Int) throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Service.self, tag: tag, lifetime: .unique) { _ in Service("root") }
+        child.register(Service.self, tag: "other", lifetime: .unique) { _ in Service("other") }
+        for _ in 0..<resolves {
+            #expect(try child.resolve(Service.self, tag: tag).label == "root")
+            #expect(try child.resolve(Service.self, tag: "other").label == "other")
+        }
+        child.register(Service.self, tag: tag, lifetime: .unique) { _ in Service("child") }
+        #expect(try child.resolve(Service.self, tag: tag).label == "child")
+        #expect(try child.resolve(Service.self, tag: "other").label == "other")
+        #expect(try root.resolve(Service.self, tag: tag).label == "root")
+    }
+
+    @Test(arguments: resolveCounts)
+    func aRegistrationAddedToAParentReachesAGrandchildThatResolvedFromTheRoot(tag: ServiceTag?, resolves: Int)
+        throws
+    {
+        let root = Container(name: "root")
+        let parent = root.makeChild(name: "parent")
+        parent.register(Int.self) { _ in 0 }  // not transparent: its lookups are its own
+        let grandchild = parent.makeChild(name: "grandchild")
+        grandchild.register(Int.self) { _ in 1 }
+        root.register(Service.self, tag: tag, lifetime: .unique) { _ in Service("root") }
+        for _ in 0..<resolves { #expect(try grandchild.resolve(Service.self, tag: tag).label == "root") }
+        parent.register(Service.self, tag: tag, lifetime: .unique) { _ in Service("parent") }
+        #expect(try grandchild.resolve(Service.self, tag: tag).label == "parent")
+    }
+
+    @Test(arguments: resolveCounts)
+    func aPerContainerInstanceResolvedAfterEarlierLookupsIsCachedAndReleasedByRemove(
+        tag: ServiceTag?, resolves: Int
+    ) throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        child.register(Int.self) { _ in 1 }
+        let runs = Counter()
+        let registration = root.register(Service.self, tag: tag, lifetime: .perContainer) { _ in
+            runs.increment()
+            return Service("x")
+        }
+        weak var weakService: Service?
+        do {
+            let first = try child.resolve(Service.self, tag: tag)
+            weakService = first
+            for _ in 1..<resolves { #expect(try child.resolve(Service.self, tag: tag) === first) }
+        }
+        #expect(runs.value == 1)
+        #expect(weakService != nil)
+        root.remove(registration)
+        #expect(weakService == nil)
+    }
+
+    @Test(arguments: [false, true])
+    func manyKeysResolvedRoundAfterRoundKeepAnsweringWithTheirOwnRegistrations(fromAChild: Bool) throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        child.register(Int.self) { _ in 0 }  // not transparent: the child memoizes its own walks
+        let lifetimes: [Lifetime] = [.unique, .graph, .singleton, .perContainer]
+        let count = 150
+        for index in 0..<count {
+            root.register(Service.self, tag: ServiceTag("\(index)"), lifetime: lifetimes[index % 4]) { _ in
+                Service("\(index)")
+            }
+        }
+        let start = fromAChild ? child : root
+        var cached: [Int: Service] = [:]
+        // Rounds move the keys from unmemoized to pending to the snapshot, which is rebuilt
+        // larger several times on the way.
+        for _ in 0..<4 {
+            for index in 0..<count {
+                let service = try start.resolve(Service.self, tag: ServiceTag("\(index)"))
+                #expect(service.label == "\(index)")
+                if lifetimes[index % 4] == .singleton || lifetimes[index % 4] == .perContainer {
+                    if let earlier = cached[index] { #expect(service === earlier) } else { cached[index] = service }
+                }
+            }
+        }
+        for index in stride(from: 0, to: count, by: 3) {
+            root.register(Service.self, tag: ServiceTag("\(index)"), lifetime: .unique) { _ in Service("new \(index)") }
+        }
+        for index in 0..<count {
+            let expected = index % 3 == 0 ? "new \(index)" : "\(index)"
+            #expect(try start.resolve(Service.self, tag: ServiceTag("\(index)")).label == expected)
+        }
+    }
+
     // MARK: remove
 
     @Test func removeMakesTheKeyUnregistered() throws {

@@ -3,36 +3,49 @@ import Synchronization
 /// A registration as the container stores it: key, lifetime, factory, owner, blocks.
 @usableFromInline
 package class AnyEntry: @unchecked Sendable {
-    // @unchecked: every stored property is immutable after init, except `forwards` and the
-    // blocks of the subclass, which are guarded by `lock`; `owner` is a weak reference written
-    // only in init (weak loads are thread-safe in the Swift runtime).
+    // @unchecked: every stored property is immutable after init, except the atomics and
+    // `owner`, a weak reference written only in init (weak loads are thread-safe in the Swift
+    // runtime); forwarded keys and blocks live in `Extras`, behind its own lock.
     let key: Key
     let lifetime: Lifetime
     weak var owner: Container?
     let ownerName: String
-    private let extras = Locked(Extras())
+    /// Forwarded keys and `onResolved` blocks: a retained `Locked<Extras>` as bits, created by
+    /// the first `implements` or `onResolved` and then kept until deinit; 0 while there is none,
+    /// so a plain registration allocates no lock.
+    private let extrasBits = Atomic<Int>(0)
     private struct Extras {
         var forwardKeys: [Key] = []
         var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
     }
     /// How many `onResolved` blocks there are, readable without the lock.
     private let blockCount = Atomic<Int>(0)
+    /// The `Retirement` shared with the slots, created on first use (retained, as bits), or,
+    /// while there is none, whether the registration is retired: 0 live, 1 retired.
+    private let retirementBits = Atomic<Int>(0)
+    /// Set by the first lookup this entry answered from its own container (see
+    /// `Container.lookup`).
+    private let lookedUp = Atomic<Bool>(false)
 
-    /// Set once the registration is removed or replaced: its slots then refuse instances.
-    let retirement: Retirement
-
-    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement) {
-        self.retirement = retirement
+    init(key: Key, lifetime: Lifetime, owner: borrowing Container, retirement: Retirement? = nil) {
         self.key = key
         self.lifetime = lifetime
-        self.owner = owner
+        self.owner = copy owner
         self.ownerName = owner.name
+        if let retirement { retirementBits.store(Self.bits(of: retirement), ordering: .relaxed) }
+    }
+
+    deinit {
+        let extras = extrasBits.load(ordering: .acquiring)
+        if extras != 0 { Unmanaged<Locked<Extras>>.fromOpaque(UnsafeRawPointer(bitPattern: extras)!).release() }
+        let retirement = retirementBits.load(ordering: .acquiring)
+        if retirement > 1 { Unmanaged<Retirement>.fromOpaque(UnsafeRawPointer(bitPattern: retirement)!).release() }
     }
 
     /// The registered type (the `T` of `register`).
     var valueType: Any.Type { key.type }
 
-    var forwards: [Key] { extras.withLock { $0.forwardKeys } }
+    var forwards: [Key] { existingExtras?.withLock { $0.forwardKeys } ?? [] }
 
     func addErasedBlock(_ block: @escaping @Sendable (Resolver, Any) throws -> Void) {
         extras.withLock { extras in
@@ -50,6 +63,80 @@ package class AnyEntry: @unchecked Sendable {
     }
     func addForward(_ key: Key) {
         extras.withLock { extras in if !extras.forwardKeys.contains(key) { extras.forwardKeys.append(key) } }
+    }
+
+    /// The extras, when `implements` or `onResolved` created them.
+    private var existingExtras: Locked<Extras>? {
+        let bits = extrasBits.load(ordering: .acquiring)
+        return bits == 0 ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+    }
+
+    /// The extras, created on first use (once: a thread that loses the race drops its own).
+    private var extras: Locked<Extras> {
+        if let existing = existingExtras { return existing }
+        let made = Locked(Extras())
+        let bits = Self.bits(of: made)
+        let (exchanged, current) = extrasBits.compareExchange(
+            expected: 0, desired: bits, ordering: .acquiringAndReleasing)
+        if exchanged { return made }
+        Unmanaged.passUnretained(made).release()
+        return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+    }
+
+    /// Shared by this registration and all its slots; created on first use, retired already
+    /// when the registration was retired before.
+    var retirement: Retirement {
+        while true {
+            let current = retirementBits.load(ordering: .sequentiallyConsistent)
+            if current > 1 { return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue() }
+            let made = Retirement()
+            if current == 1 { made.retire() }
+            let bits = Self.bits(of: made)
+            if retirementBits.compareExchange(expected: current, desired: bits, ordering: .sequentiallyConsistent)
+                .exchanged
+            {
+                return made
+            }
+            Unmanaged.passUnretained(made).release()
+        }
+    }
+
+    /// Marks the registration removed or replaced: its slots then refuse instances.
+    func retire() { setRetired(true) }
+
+    /// Brings a retired registration back (a restored snapshot holds it).
+    func reinstate() { setRetired(false) }
+
+    private func setRetired(_ retired: Bool) {
+        while true {
+            let current = retirementBits.load(ordering: .sequentiallyConsistent)
+            if current > 1 {
+                let retirement = Unmanaged<Retirement>.fromOpaque(UnsafeRawPointer(bitPattern: current)!)
+                retirement._withUnsafeGuaranteedRef { retired ? $0.retire() : $0.reinstate() }
+                return
+            }
+            let desired = retired ? 1 : 0
+            if retirementBits.compareExchange(expected: current, desired: desired, ordering: .sequentiallyConsistent)
+                .exchanged
+            {
+                return
+            }
+        }
+    }
+
+    /// Records a lookup this entry answered from its own container; true when one was recorded
+    /// before (the key is then worth memoizing).
+    func noteLookedUp() -> Bool {
+        // Called with the container's lock held: a plain store suffices (at worst, a lookup
+        // through another container holding this entry memoizes it one lookup later).
+        if lookedUp.load(ordering: .relaxed) { return true }
+        lookedUp.store(true, ordering: .relaxed)
+        return false
+    }
+
+    /// A retained object as bits, for the atomics above.
+    private static func bits(of object: AnyObject) -> Int {
+        Int(bitPattern: Unmanaged.passRetained(object).toOpaque())
     }
 
     /// The slot of an owner-rooted lifetime, in the owner; `nil` for the other lifetimes.
@@ -90,28 +177,48 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     // @unchecked: see AnyEntry.
     @usableFromInline let factory: Factory<T>
     let slot: Slot<T>?
-    /// The metatypes of this entry's slots and boxes, looked up once here: generic code that
-    /// is not specialized would otherwise look them up (a hash-table probe) for every slot.
-    private let slotType: Slot<T>.Type
-    private let boxType: StrongBox<T>.Type
+    /// The metatypes of this entry's slots and boxes, looked up once here (not for `unique`,
+    /// which never needs them): generic code that is not specialized would otherwise look
+    /// them up (a hash-table probe) for every slot and box.
+    private let slotType: Slot<T>.Type?
+    private let boxType: StrongBox<T>.Type?
 
-    init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
+    /// An entry for `T` and `tag`, without argument types (what the inlined `register` makes).
+    @usableFromInline
+    convenience init(tag: ServiceTag?, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
+        self.init(key: Key(T.self, tag: tag), lifetime: lifetime, owner: owner, factory: factory)
+    }
+
+    init(key: Key, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
         self.factory = factory
+        guard lifetime.isOwnerRooted else {
+            if lifetime == .unique {
+                slotType = nil
+                boxType = nil
+            } else {
+                slotType = Slot<T>.self
+                boxType = StrongBox<T>.self
+            }
+            self.slot = nil
+            super.init(key: key, lifetime: lifetime, owner: owner)
+            return
+        }
+        let slotType = Slot<T>.self
+        let boxType = StrongBox<T>.self
+        self.slotType = slotType
+        self.boxType = boxType
         let retirement = Retirement()
-        slotType = Slot<T>.self
-        boxType = StrongBox<T>.self
-        self.slot =
-            lifetime.isOwnerRooted
-            ? slotType.init(weak: lifetime == .weakSingleton, retirement: retirement, boxType: boxType) : nil
+        self.slot = slotType.init(weak: lifetime == .weakSingleton, retirement: retirement, boxType: boxType)
         super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement)
     }
 
     /// `value` in a `StrongBox<T>`, made without looking up the box type's metadata.
-    func makeBox(_ value: T) -> AnyObject { boxType.init(value) }
+    func makeBox(_ value: T) -> AnyObject { (boxType ?? StrongBox<T>.self).init(value) }
 
     override var ownerSlot: AnySlot? { slot }
     override func makeSlot() -> AnySlot {
-        slotType.init(weak: lifetime == .weakSingleton, retirement: retirement, boxType: boxType)
+        (slotType ?? Slot<T>.self).init(
+            weak: lifetime == .weakSingleton, retirement: retirement, boxType: boxType ?? StrongBox<T>.self)
     }
 
     func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) {

@@ -53,7 +53,8 @@ package final class Locked<State>: @unchecked Sendable {
     // @unchecked: `state` is only reachable inside `withLock`, under the mutex; the mutex is
     // heap-allocated, never moved, and only touched through pthread calls.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// Only reachable under the mutex, which already excludes overlapping accesses.
+    /// No dynamic exclusivity check: the mutex already makes every access exclusive (a nested
+    /// `withLock` on the same value would deadlock before it could overlap).
     @exclusivity(unchecked) private var state: State
 
     package init(_ state: State) {

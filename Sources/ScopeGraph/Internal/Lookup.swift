@@ -4,30 +4,66 @@ extension Container {
     /// Finds the entry answering `key` for a lookup starting here: own registrations (after any
     /// overrides of the active scope), then collaborators in link order, then the parent; each
     /// container visited once. Walks without overrides are memoized per starting container.
+    ///
+    /// A key this container answers itself is memoized from its second lookup on: the first
+    /// costs one lock and one hash, so a container whose registrations are each resolved once
+    /// (built, used, dropped) pays no memo work at all.
     func lookup(_ key: Key, scope: ResolutionScope?) -> AnyEntry? {
         if let scope, scope.hasOverrides { return walk(key, scope: scope) }
         if let parent, isTransparent.load(ordering: .sequentiallyConsistent) { return parent.lookup(key, scope: scope) }
-        if let entry = Reclamation.read(ThreadState.current, { memoSnapshotEntry(key) }) { return entry }
-        // A replaced snapshot is released when the statement ends, after the lock.
-        let (pending, generation, _) = state.withLock { state -> (AnyEntry?, UInt64, MemoSnapshot?) in
-            guard let record = state.pendingLookups[key] else { return (nil, state.generation, nil) }
-            // Asked again: move the pending lookups into the lock-free snapshot.
-            return (record.entry, state.generation, rebuildMemo(&state))
+        if memo.load(ordering: .sequentiallyConsistent) != 0,
+            let entry = Reclamation.read(ThreadState.current, { memoSnapshotEntry(key) })
+        {
+            return entry
         }
-        if let pending { return pending }
-        guard let found = walk(key, scope: nil) else { return nil }
-        let slot: AnySlot? =
-            switch found.lifetime {
-            case .singleton, .weakSingleton, .eagerSingleton: found.ownerSlot
-            case .perContainer: erasedPerContainerSlot(for: found)
-            case .unique, .graph: nil
+        // Pending lookups, then this container's own registrations, under one lock. A replaced
+        // snapshot is released when the statement ends, after the lock.
+        let (answer, _) = state.withLock { state -> (LocalAnswer, MemoSnapshot?) in
+            if !state.pendingLookups.isEmpty, let record = state.pendingLookups[key] {
+                // Asked again: move the pending lookups into the lock-free snapshot.
+                return (.found(record.entry), rebuildMemo(&state))
             }
-        _ = state.withLock { state -> MemoSnapshot? in
-            guard state.generation == generation else { return nil }
-            state.pendingLookups[key] = MemoRecord(entry: found, slot: slot)
-            return state.pendingLookups.count >= max(16, state.memoCount) ? rebuildMemo(&state) : nil
+            guard let own = state.registrations[key]?.entry else {
+                return (.elsewhere(state.collaborators, state.generation), nil)
+            }
+            guard own.noteLookedUp() else { return (.found(own), nil) }
+            state.pendingLookups[key] = MemoRecord(entry: own, slot: Self.memoSlot(of: own, in: &state))
+            return (.found(own), rebuildMemoIfDue(&state))
         }
-        return found
+        switch answer {
+        case .found(let entry):
+            return entry
+        case .elsewhere(let collaborators, let generation):
+            // This container was visited under the lock: the walk goes on from its links.
+            var visited = [ObjectIdentifier(self)]
+            guard let found = visitBeyond(collaborators, key, scope: nil, visited: &visited) else { return nil }
+            _ = state.withLock { state -> MemoSnapshot? in
+                guard state.generation == generation else { return nil }
+                state.pendingLookups[key] = MemoRecord(entry: found, slot: Self.memoSlot(of: found, in: &state))
+                return rebuildMemoIfDue(&state)
+            }
+            return found
+        }
+    }
+
+    /// The cache slot a memo record of `entry` points to for lookups starting here: the
+    /// owner's slot for singletons, this container's own slot for `perContainer`. Call with
+    /// the lock held.
+    private static func memoSlot(of entry: AnyEntry, in state: inout State) -> AnySlot? {
+        switch entry.lifetime {
+        case .singleton, .weakSingleton, .eagerSingleton: entry.ownerSlot
+        case .perContainer: perContainerSlot(for: entry, in: &state)
+        case .unique, .graph: nil
+        }
+    }
+
+    /// What a lookup learned from this container alone, under its lock.
+    private enum LocalAnswer {
+        /// A pending lookup or an own registration answered.
+        case found(AnyEntry)
+        /// Not here: the walk goes on through these links and the parent; the generation
+        /// tells whether a memo record of the walk's result would still be current.
+        case elsewhere([WeakContainer], UInt64)
     }
 
     /// The container whose memo answers lookups starting here: the nearest one, from here up,
@@ -131,17 +167,21 @@ struct FastRead {
 
 extension Container {
 
+    /// Moves the pending lookups into the snapshot once they are as many as the records
+    /// already there (at least 16), so rebuilding costs amortized constant time per lookup.
+    /// Call with the lock held; returns the old snapshot, to release after unlocking.
+    private func rebuildMemoIfDue(_ state: inout State) -> MemoSnapshot? {
+        state.pendingLookups.count >= max(16, state.memoCount) ? rebuildMemo(&state) : nil
+    }
+
     /// Replaces the snapshot with one holding its records and the pending ones. Call with the
     /// lock held; returns the old snapshot, to release after unlocking.
     private func rebuildMemo(_ state: inout State) -> MemoSnapshot? {
-        let old = memo.load(ordering: .sequentiallyConsistent)
-        var records =
-            old == 0
-            ? [:] : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeUnretainedValue().records
-        records.merge(state.pendingLookups) { _, new in new }
+        let bits = memo.load(ordering: .sequentiallyConsistent)
+        let old = bits == 0 ? nil : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        let snapshot = MemoSnapshot(extending: old?.takeUnretainedValue(), with: state.pendingLookups)
         state.pendingLookups = [:]
-        state.memoCount = records.count
-        let snapshot = MemoSnapshot(records)
+        state.memoCount = snapshot.count
         return swapMemo(Int(bitPattern: Unmanaged.passRetained(snapshot).toOpaque()))
     }
 
@@ -168,6 +208,14 @@ extension Container {
             (state.registrations[key]?.entry, state.collaborators)
         }
         if let own { return own }
+        return visitBeyond(collaborators, key, scope: scope, visited: &visited)
+    }
+
+    /// The rest of a visit of this container, after its own registrations: its collaborators
+    /// in link order, then its parent.
+    private func visitBeyond(
+        _ collaborators: [WeakContainer], _ key: Key, scope: ResolutionScope?, visited: inout [ObjectIdentifier]
+    ) -> AnyEntry? {
         for collaborator in collaborators {
             if let found = collaborator.value?.visit(key, scope: scope, visited: &visited) { return found }
         }

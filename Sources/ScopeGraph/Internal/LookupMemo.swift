@@ -20,6 +20,8 @@ final class MemoSnapshot: @unchecked Sendable {
         var ownType = false
         /// The slot is a `perContainer` slot of the container that owns this memo.
         var isPerContainer = false
+        /// The key's `hash`, kept so that a larger snapshot places the bucket without hashing.
+        var hash = 0
         var key: Key?
         var entry: Unmanaged<AnyEntry>?
         var slot: Unmanaged<AnySlot>?
@@ -29,21 +31,52 @@ final class MemoSnapshot: @unchecked Sendable {
     private let mask: Int
     private let buckets: UnsafeMutablePointer<Bucket>
 
-    init(_ records: [Key: MemoRecord]) {
-        count = records.count
+    /// A snapshot holding the buckets of `old` (moved without hashing their keys again) and
+    /// the `added` records, which replace equal keys of `old`.
+    init(extending old: MemoSnapshot?, with added: [Key: MemoRecord]) {
+        let most = (old?.count ?? 0) + added.count
         var capacity = 8
-        while capacity < records.count * 2 { capacity <<= 1 }
+        while capacity < most * 2 { capacity <<= 1 }
         mask = capacity - 1
         buckets = .allocate(capacity: capacity)
         buckets.initialize(repeating: Bucket(), count: capacity)
-        for (key, record) in records {
-            var index = Self.hash(key) & mask
-            while buckets[index].type != nil { index = (index + 1) & mask }
-            buckets[index] = Bucket(
-                type: ObjectIdentifier(key.type), isSimple: key.isSimple, ownType: record.entry.valueType == key.type,
-                isPerContainer: record.entry.lifetime == .perContainer, key: key,
-                entry: .passRetained(record.entry), slot: record.slot.map { .passRetained($0) })
+        var count = 0
+        if let old {
+            for index in 0...old.mask where old.buckets[index].type != nil {
+                let bucket = old.buckets[index]
+                _ = bucket.entry?.retain()
+                _ = bucket.slot?.retain()
+                var target = bucket.hash & mask
+                while buckets[target].type != nil { target = (target + 1) & mask }
+                buckets[target] = bucket
+                count += 1
+            }
         }
+        for (key, record) in added {
+            let hash = Self.hash(key)
+            let bucket = Bucket(
+                type: ObjectIdentifier(key.type), isSimple: key.isSimple, ownType: record.entry.valueType == key.type,
+                isPerContainer: record.entry.lifetime == .perContainer, hash: hash, key: key,
+                entry: .passRetained(record.entry), slot: record.slot.map { .passRetained($0) })
+            var target = hash & mask
+            while let type = buckets[target].type {
+                // A key memoized again meanwhile (two lookups raced past the snapshot): replace.
+                if type == bucket.type, buckets[target].isSimple == bucket.isSimple,
+                    bucket.isSimple || buckets[target].key! == key
+                {
+                    break
+                }
+                target = (target + 1) & mask
+            }
+            if buckets[target].type == nil {
+                count += 1
+            } else {
+                buckets[target].entry?.release()
+                buckets[target].slot?.release()
+            }
+            buckets[target] = bucket
+        }
+        self.count = count
     }
 
     deinit {
@@ -53,18 +86,6 @@ final class MemoSnapshot: @unchecked Sendable {
         }
         buckets.deinitialize(count: mask + 1)
         buckets.deallocate()
-    }
-
-    /// Every record, for rebuilding a larger snapshot.
-    var records: [Key: MemoRecord] {
-        var result: [Key: MemoRecord] = [:]
-        for index in 0...mask {
-            let bucket = buckets[index]
-            if let key = bucket.key, let entry = bucket.entry {
-                result[key] = MemoRecord(entry: entry.takeUnretainedValue(), slot: bucket.slot?.takeUnretainedValue())
-            }
-        }
-        return result
     }
 
     /// The bucket answering `key`, unretained: valid only inside the protected read.
