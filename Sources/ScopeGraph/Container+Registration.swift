@@ -113,9 +113,9 @@ extension Container: RegistrationStore {
         let (entries, slots) = state.withLock { state -> ([AnyEntry], [AnySlot]) in
             defer {
                 state.registrations = [:]
-                state.perContainer = [:]
+                state.perContainer = PerContainerSlots()
             }
-            return (state.registrations.values.map(\.entry), Array(state.perContainer.values))
+            return (state.registrations.values.map(\.entry), state.perContainer.all)
         }
         for slot in slots { slot.clear() }
         release(entries)
@@ -184,7 +184,9 @@ extension Container: RegistrationStore {
         let retired = memo.load(ordering: .sequentiallyConsistent) == 0 ? nil : swapMemo(0)
         state.generation &+= 1
         var slots: [AnySlot] = []
-        for id in dropped { if let slot = state.perContainer.removeValue(forKey: id) { slots.append(slot) } }
+        if !state.perContainer.isEmpty {
+            for id in dropped { if let slot = state.perContainer.remove(id) { slots.append(slot) } }
+        }
         let next =
             state.children.isEmpty && state.dependents.isEmpty
             ? [] : (state.children + state.dependents).compactMap(\.value)
@@ -202,7 +204,7 @@ extension Container: RegistrationStore {
         let id = ObjectIdentifier(entry)
         if let slot = state.perContainer[id] { return slot }
         let slot = entry.makeSlot()
-        state.perContainer[id] = slot
+        state.perContainer.add(slot, for: id)
         return slot
     }
 }

@@ -245,6 +245,34 @@ import Testing
 
     // MARK: perContainer
 
+    @Test(arguments: [3, 20])
+    func perContainerKeepsOneInstancePerKeyHoweverManyAContainerCaches(count: Int) throws {
+        // Past a handful, a container indexes its perContainer slots instead of scanning them.
+        let root = Container(name: "root")
+        let runs = Counter()
+        let tags = (0..<count).map { ServiceTag("slot-\($0)") }
+        let registrations = tags.map { tag in
+            root.register(Service.self, tag: tag, lifetime: .perContainer) { _ in Service(run: runs.increment()) }
+        }
+        let child = root.makeChild(name: "child")
+        let first = try tags.map { try child.resolve(Service.self, tag: $0) }
+        let again = try tags.map { try child.resolve(Service.self, tag: $0) }
+        #expect(zip(first, again).allSatisfy { $0 === $1 })
+        #expect(Set(first.map { ObjectIdentifier($0) }).count == count)
+        // Replacing one registration drops only its instance.
+        let replaced = count / 2
+        root.remove(registrations[replaced])
+        root.register(Service.self, tag: tags[replaced], lifetime: .perContainer) { _ in Service(run: -1) }
+        let after = try tags.map { try child.resolve(Service.self, tag: $0) }
+        for (position, service) in after.enumerated() {
+            if position == replaced {
+                #expect(service.run == -1)
+            } else {
+                #expect(service === first[position])
+            }
+        }
+    }
+
     @Test func perContainerGivesOneInstancePerStartingContainer() throws {
         let root = Container(name: "root")
         let left = root.makeChild(name: "left")
