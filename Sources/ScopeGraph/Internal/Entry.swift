@@ -228,6 +228,15 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     override func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {
         let value = try instance(request, in: context)
         if R.self == T.self { return unsafeBitCast(value, to: R.self) }
+        return try Self.cast(value, to: R.self, request, in: context)
+    }
+
+    /// A forwarded type's instance. Apart from `produce`, whose unspecialized code would
+    /// otherwise look up `Optional<R>`'s metadata on every resolve.
+    @inline(never)
+    private static func cast<R>(_ value: T, to type: R.Type, _ request: Request, in context: ResolutionContext) throws
+        -> R
+    {
         if let cast = value as? R { return cast }
         throw context.error(.typeMismatch, request.key, searched: [])
     }

@@ -10,7 +10,10 @@ extension Container {
     /// (built, used, dropped) pays no memo work at all.
     func lookup(_ key: Key, scope: ResolutionScope?) -> AnyEntry? {
         if let scope, scope.hasOverrides { return walk(key, scope: scope) }
-        if let parent, isTransparent.load(ordering: .sequentiallyConsistent) { return parent.lookup(key, scope: scope) }
+        if let parent = parentReference, isTransparent.load(ordering: .sequentiallyConsistent) {
+            // Unretained: this container keeps its parent alive.
+            return parent._withUnsafeGuaranteedRef { $0.lookup(key, scope: scope) }
+        }
         if memo.load(ordering: .sequentiallyConsistent) != 0,
             let entry = Reclamation.read(ThreadState.current, { memoSnapshotEntry(key) })
         {
