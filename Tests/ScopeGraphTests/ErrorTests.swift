@@ -41,6 +41,26 @@ import Testing
         #expect(error.searched == ["root"])
     }
 
+    @Test(arguments: [false, true])
+    func aChainDeeperThanAFewLevelsKeepsItsWholePath(closesACycle: Bool) throws {
+        // Twenty nested constructions: more frames than a resolve starts with room for.
+        let container = Container(name: "root")
+        let depth = 20
+        for level in 0..<depth {
+            let next = level + 1 < depth ? level + 1 : (closesACycle ? 0 : depth)
+            container.register(Payments.self, tag: ServiceTag("level-\(level)"), lifetime: .unique) { r in
+                _ = try r.resolve(Payments.self, tag: ServiceTag("level-\(next)"))
+                return Payments()
+            }
+        }
+        let error = try #require(throws: ResolutionError.self) {
+            _ = try container.resolve(Payments.self, tag: "level-0")
+        }
+        let levels = (0...depth).map { "Payments[tag: \"level-\(closesACycle && $0 == depth ? 0 : $0)\"]" }
+        #expect(error.kind.caseName == (closesACycle ? "circularDependency" : "notRegistered"))
+        #expect(error.pathDescriptions == levels)
+    }
+
     @Test func aTopLevelMissingKeyHasAPathOfItself() throws {
         let container = Container(name: "root")
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Gateway.self, tag: "eu") }

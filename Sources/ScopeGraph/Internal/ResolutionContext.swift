@@ -28,7 +28,7 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var scope: ResolutionScope?
     /// Where cached lifetimes are cached instead of the containers, when a scope isolates them.
     @exclusivity(unchecked) private(set) var cacheScope: ResolutionScope?
-    @exclusivity(unchecked) var stack: [Frame] = []
+    @exclusivity(unchecked) var stack = FrameStack()
     @exclusivity(unchecked) private var graph = GraphInstances()
     @exclusivity(unchecked) private var pending: [Pending] = []
     /// Set once this context has taken part in cross-thread coordination.
@@ -120,7 +120,7 @@ final class ResolutionContext: @unchecked Sendable {
             scope = nil
             cacheScope = nil
         }
-        if !stack.isEmpty { stack.removeAll(keepingCapacity: true) }
+        if !stack.isEmpty { stack.removeAll() }
         if !graph.isEmpty { graph.removeAll() }
         if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
         lastConstructed = nil
@@ -325,7 +325,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// same uncached identity is already being built.
     /// `key` is the key as requested, `nil` when it is the entry's own (no copy to make).
     func enterConstruction(_ entry: AnyEntry, key requested: Key?, identity: Identity?) throws {
-        if let identity, !stack.isEmpty, stack.contains(where: { $0.identity == identity }) {
+        if let identity, !stack.isEmpty, stack.contains(identity) {
             throw error(.circularDependency, requested ?? entry.key)
         }
         // The chain since the earlier instance of this entry is all `unique`: each new
@@ -342,13 +342,13 @@ final class ResolutionContext: @unchecked Sendable {
                     "the onResolved blocks of these instances keep creating new unique instances of each other; give one of them a graph or cached lifetime so the cycle closes on an existing instance"
                 ])
         }
-        stack.append(Frame(requestedKey: requested, entry: entry, identity: identity))
+        stack.push(Frame(requestedKey: requested, entry: entry, identity: identity))
     }
 
     /// Pops the frame after the factory returned: records the instance for observers and
     /// queues its `onResolved` blocks (their resolver starts at `root`, like the factory's).
     func leaveConstruction(_ entry: AnyEntry, key: Key, root: Container, value: @autoclosure () -> Any) {
-        stack.removeLast()
+        stack.pop()
         lastConstructed = ObjectIdentifier(entry)
         lastConstructedDepth = stack.count
         if entry.hasOnResolvedBlocks {
@@ -366,7 +366,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// Pops the frame after the factory threw; returns the error to throw: a nested
     /// `ResolutionError` unchanged, anything else as `.factoryFailed` with this frame's path.
     func failConstruction(_ key: Key, _ error: any Error) -> any Error {
-        defer { stack.removeLast() }
+        defer { stack.pop() }
         if let failure = error as? ResolutionError { return failure }
         return frameError(.factoryFailed(error), key)
     }
@@ -450,10 +450,10 @@ final class ResolutionContext: @unchecked Sendable {
     /// Runs one queued block set with its frame on the stack. Call on a thread bound to this
     /// context.
     func run(_ item: Pending) throws {
-        stack.append(Frame(requestedKey: item.key, entry: item.entry, identity: nil))
+        stack.push(Frame(requestedKey: item.key, entry: item.entry, identity: nil))
         blockLineage = item.lineage + [(ObjectIdentifier(item.entry), item.key, item.entry.lifetime == .unique)]
         defer {
-            stack.removeLast()
+            stack.pop()
             blockLineage = []
         }
         do {
@@ -479,13 +479,13 @@ final class ResolutionContext: @unchecked Sendable {
         -> ResolutionError
     {
         ResolutionError(
-            kind: kind, key: key.serviceKey, path: (stack.map(\.key) + [key]).map(\.serviceKey),
+            kind: kind, key: key.serviceKey, path: (stack.keys + [key]).map(\.serviceKey),
             searched: searched, suggestions: suggestions)
     }
 
     /// An error about the key of the innermost frame (its factory or block failed).
     func frameError(_ kind: ResolutionError.Kind, _ key: Key) -> ResolutionError {
-        ResolutionError(kind: kind, key: key.serviceKey, path: stack.map(\.key.serviceKey))
+        ResolutionError(kind: kind, key: key.serviceKey, path: stack.keys.map(\.serviceKey))
     }
 
     func missingError(_ key: Key, from start: Container) -> ResolutionError {
