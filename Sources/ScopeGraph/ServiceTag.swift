@@ -16,35 +16,20 @@ public struct ServiceTag: Hashable, Sendable, ExpressibleByStringLiteral, Expres
 {
     /// The tag's name; two tags are equal when their names are.
     public let name: String
-    /// The name's hash, computed once: a registration's or a lookup's key hashes the tag
-    /// several times, and hashing an integer is far cheaper than hashing a string.
-    let nameHash: Int
 
     /// Creates a tag with the given name.
     /// - Parameter name: The name that identifies the tag.
-    public init(_ name: String) {
-        self.name = name
-        nameHash = name.hashValue
-    }
+    public init(_ name: String) { self.name = name }
 
     /// Creates a tag from an enum case (or any value) whose raw value is a `String`.
     /// - Parameter value: The value whose `rawValue` becomes the tag's name.
-    public init<R: RawRepresentable>(_ value: R) where R.RawValue == String { self.init(value.rawValue) }
+    public init<R: RawRepresentable>(_ value: R) where R.RawValue == String { self.name = value.rawValue }
 
     /// Creates a tag from a string literal: `tag: "primary"`.
-    public init(stringLiteral value: String) { self.init(value) }
+    public init(stringLiteral value: String) { self.name = value }
 
     /// Creates a tag from an integer literal: `tag: 2` is the tag named `"2"`.
-    public init(integerLiteral value: Int) { self.init(String(value)) }
-
-    /// Two tags are equal when their names are.
-    public static func == (lhs: ServiceTag, rhs: ServiceTag) -> Bool {
-        lhs.nameHash == rhs.nameHash && lhs.name == rhs.name
-    }
-
-    /// Hashes the tag's name (through its hash, computed once).
-    /// - Parameter hasher: The hasher to feed.
-    public func hash(into hasher: inout Hasher) { hasher.combine(nameHash) }
+    public init(integerLiteral value: Int) { self.name = String(value) }
 
     /// The tag's name, quoted: `"primary"`.
     public var description: String { "\"\(name)\"" }

@@ -143,7 +143,7 @@ final class MemoSnapshot: @unchecked Sendable {
         if key.isSimple { return hash(ObjectIdentifier(key.type)) }
         var bits = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(key.type)))
         if !key.isSimple {
-            if let tag = key.tag { bits ^= UInt(bitPattern: tag.nameHash) }
+            if let tag = key.tag { bits ^= UInt(bitPattern: tag.name.hashValue) }
             for argument in key.arguments {
                 bits = bits &* 31 &+ UInt(bitPattern: Int(bitPattern: ObjectIdentifier(argument)))
             }
