@@ -176,6 +176,8 @@ package enum Factory<T>: Sendable {
 final class Entry<T>: AnyEntry, @unchecked Sendable {
     // @unchecked: see AnyEntry.
     @usableFromInline let factory: Factory<T>
+    /// The factory as called for an argument-free key (the inlined path), outside the enum.
+    @usableFromInline let callWithoutArguments: @Sendable (Resolver) throws -> T
     let slot: Slot<T>?
     /// The metatypes of this entry's slots and boxes, looked up once here (not for `unique`,
     /// which never needs them): generic code that is not specialized would otherwise look
@@ -191,6 +193,10 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
 
     init(key: Key, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
         self.factory = factory
+        switch factory {
+        case .plain(let body): callWithoutArguments = body
+        case .withArguments(let body): callWithoutArguments = { resolver in try body(resolver, Arguments()) }
+        }
         guard lifetime.isOwnerRooted else {
             if lifetime == .unique {
                 slotType = nil
@@ -279,10 +285,7 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     /// copy or destroy).
     @inlinable
     func makeWithoutArguments(_ resolver: Resolver) throws -> T {
-        switch factory {
-        case .plain(let body): return try body(resolver)
-        case .withArguments(let body): return try body(resolver, Arguments())
-        }
+        try callWithoutArguments(resolver)
     }
 
     /// Calls the factory.
