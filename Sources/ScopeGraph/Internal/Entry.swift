@@ -291,9 +291,7 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     /// Calls the factory.
     @inlinable
     func make(_ resolver: Resolver, _ arguments: Arguments?) throws -> T {
-        switch factory {
-        case .plain(let body): return try body(resolver)
-        case .withArguments(let body): return try body(resolver, arguments!)
-        }
+        guard case .withArguments(let body) = factory, let arguments else { return try callWithoutArguments(resolver) }
+        return try body(resolver, arguments)
     }
 }
