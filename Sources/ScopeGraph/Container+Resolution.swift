@@ -45,9 +45,9 @@ extension Container: Resolving, ResolutionEntryPoint {
                     try finishUncachedConstruction(construction, value, graphBox: nil)
                 }
                 return value
-            case .shared(let position):
+            case .shared(let box):
                 // The entry answered for `T` as its own type, so its box is a `StrongBox<T>`.
-                return unsafeDowncast(sharedGraphInstanceBox(at: position), to: StrongBox<T>.self).value
+                return Unmanaged<StrongBox<T>>.fromOpaque(box.toOpaque())._withUnsafeGuaranteedRef { $0.value }
             case .general:
                 break
             }

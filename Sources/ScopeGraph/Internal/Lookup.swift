@@ -115,9 +115,9 @@ extension Container {
         case .slot(let slot):
             return .cached(FastRead(thread: thread, slot: slot))
         case .uncached(let entry):
-            if let position = sharedGraphInstancePosition(entry, on: thread) {
+            if let box = sharedGraphInstanceBox(entry, on: thread) {
                 thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
-                return .shared(position)
+                return .shared(box)
             }
             // Retained before the read closes: a concurrent removal may release the memo's.
             let retained = entry.retain()
@@ -151,8 +151,9 @@ extension Container {
 enum FastPath {
     case cached(FastRead)
     case construct(UncachedConstruction)
-    /// The position of the instance in the resolve's `graph` instances.
-    case shared(Int)
+    /// The instance, in its `StrongBox<T>`, that the resolve in progress holds (unretained:
+    /// the resolve keeps it until it ends).
+    case shared(Unmanaged<AnyObject>)
     case general
 }
 

@@ -18,15 +18,22 @@ struct UncachedConstruction {
 }
 
 extension Container {
-    /// Where the resolve in progress on this thread holds the instance of `entry` (unretained,
-    /// inside a protected read), when it is a `graph` registration resolved from here before.
-    func sharedGraphInstancePosition(_ entry: Unmanaged<AnyEntry>, on thread: Unmanaged<ThreadState>) -> Int? {
+    /// The boxed instance of `entry` (unretained, inside a protected read) that the resolve in
+    /// progress on this thread holds, when it is a `graph` registration resolved from here
+    /// before.
+    func sharedGraphInstanceBox(_ entry: Unmanaged<AnyEntry>, on thread: Unmanaged<ThreadState>)
+        -> Unmanaged<AnyObject>?
+    {
         guard let running = thread._withUnsafeGuaranteedRef({ $0.context }) else { return nil }
-        return entry._withUnsafeGuaranteedRef { entry -> Int? in
+        return entry._withUnsafeGuaranteedRef { entry -> Unmanaged<AnyObject>? in
             guard entry.lifetime == .graph else { return nil }
             let identity = ResolutionContext.Identity(
                 entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
-            return running._withUnsafeGuaranteedRef { $0.graphInstancePosition(identity) }
+            return running._withUnsafeGuaranteedRef { context in
+                context.graphInstancePosition(identity).map {
+                    Unmanaged.passUnretained(context.graphInstanceBox(at: $0))
+                }
+            }
         }
     }
 
@@ -84,15 +91,6 @@ extension Container {
                     try thread._withUnsafeGuaranteedRef { try context.endTopLevel(on: $0) }
                 }
             }
-        }
-    }
-
-    /// The boxed `graph` instance the resolve in progress on this thread holds at `position`
-    /// (see `FastPath.shared`).
-    @usableFromInline
-    func sharedGraphInstanceBox(at position: Int) -> AnyObject {
-        ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { $0.context! }._withUnsafeGuaranteedRef {
-            $0.graphInstanceBox(at: position)
         }
     }
 
