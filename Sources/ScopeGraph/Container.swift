@@ -84,7 +84,15 @@ public final class Container: Sendable {
     deinit {
         let bits = memo.load(ordering: .sequentiallyConsistent)
         if bits != 0 { Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
-        parent?.state.withLock { state in state.children.removeAll { $0.id == ObjectIdentifier(self) } }
+        if let parent = parentReference {
+            let id = ObjectIdentifier(self)
+            // Unretained: this container kept its parent alive until now.
+            parent._withUnsafeGuaranteedRef {
+                $0.state.withLock { state in
+                    if let index = state.children.lastIndex(where: { $0.id == id }) { state.children.remove(at: index) }
+                }
+            }
+        }
         // Containers that collaborated with this one must forget lookups that answered from it.
         let dependents = state.withLock { $0.dependents }
         for dependent in dependents { dependent.value?.invalidateLookups() }
@@ -96,10 +104,8 @@ public final class Container: Sendable {
     /// - Returns: The new child.
     public func makeChild(name: String) -> Container {
         let child = Container(name: name, parent: self)
-        state.withLock { state in
-            state.children.removeAll { $0.value == nil }
-            state.children.append(WeakContainer(child))
-        }
+        // No pruning here: a child removes itself from this list when it is freed.
+        state.withLock { state in state.children.append(WeakContainer(child)) }
         return child
     }
 
