@@ -189,7 +189,7 @@ extension Container: RegistrationStore {
         }
         let next =
             state.children.isEmpty && state.dependents.isEmpty
-            ? [] : (state.children + state.dependents).compactMap(\.value)
+            ? [] : state.children.liveInAnyOrder + state.dependents.compactMap(\.value)
         return ForgottenLookups(next: next, slots: slots, retired: retired)
     }
 

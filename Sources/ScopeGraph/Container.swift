@@ -44,7 +44,7 @@ public final class Container: Sendable {
         var collaborators: [WeakContainer] = []
         /// Containers that collaborate with this one (reverse links), for cache invalidation.
         var dependents: [WeakContainer] = []
-        var children: [WeakContainer] = []
+        var children = ChildList()
         /// Lookups that started here and are not yet in the memo snapshot.
         var pendingLookups: [Key: MemoRecord] = [:]
         var memoCount = 0
@@ -89,7 +89,7 @@ public final class Container: Sendable {
             // Unretained: this container kept its parent alive until now.
             parent._withUnsafeGuaranteedRef {
                 $0.state.withLock { state in
-                    if let index = state.children.lastIndex(where: { $0.id == id }) { state.children.remove(at: index) }
+                    state.children.remove(id)
                 }
             }
         }
@@ -105,12 +105,12 @@ public final class Container: Sendable {
     public func makeChild(name: String) -> Container {
         let child = Container(name: name, parent: self)
         // No pruning here: a child removes itself from this list when it is freed.
-        state.withLock { state in state.children.append(WeakContainer(child)) }
+        state.withLock { state in state.children.add(child) }
         return child
     }
 
     /// The live children, in creation order.
-    public var children: [Container] { state.withLock { $0.children.compactMap(\.value) } }
+    public var children: [Container] { state.withLock { $0.children.live } }
 
     /// The live collaborators, in link order.
     public var collaborators: [Container] { state.withLock { $0.collaborators.compactMap(\.value) } }

@@ -5,7 +5,6 @@ import ScopeGraphTesting
 enum Footprint {
     /// Registrations and containers created for each figure.
     static func count(quick: Bool) -> Int { quick ? 1_000 : 10_000 }
-    static let childCount = 1_000
 
     struct Figures {
         var uniqueRegistration: Double?
@@ -31,10 +30,9 @@ enum Footprint {
             naive.register((any Numbered).self, tag: names[index]) { NumberedService() }
         }
         figures.rootContainer = Memory.bytesPerObject(count: count) { _ in Container(name: "empty") }
-        // Children are counted over at most 1,000: the core's makeChild and child deinit are
-        // linear in the parent's live children, so 10,000 live children take seconds.
+        // The parent's share counts too: with this many live children, its table of them.
         let parent = Container(name: "parent")
-        figures.childContainer = Memory.bytesPerObject(count: min(count, childCount)) { _ in
+        figures.childContainer = Memory.bytesPerObject(count: count) { _ in
             parent.makeChild(name: "child")
         }
         return figures
@@ -43,7 +41,7 @@ enum Footprint {
     static func printFigures(_ figures: Figures, count: Int) {
         func show(_ value: Double?) -> String { value.map { Report.number($0) } ?? "unavailable (no mallinfo2)" }
         print(
-            "memory (glibc heap in use, over \(count) of each, \(min(count, childCount)) child containers, dictionary growth included):"
+            "memory (glibc heap in use, over \(count) of each, dictionary growth included):"
         )
         print("  bytes per registration (.unique):    \(show(figures.uniqueRegistration))")
         print("  bytes per registration (.singleton): \(show(figures.singletonRegistration))")

@@ -5,6 +5,10 @@ import Testing
 /// whom alive.
 @Suite struct ContainerTreeTests {
     final class Service: Sendable {}
+    final class Versioned: Sendable {
+        let version: Int
+        init(version: Int) { self.version = version }
+    }
 
     @Test func aContainerIsARootNamedRootByDefault() {
         let container = Container()
@@ -40,6 +44,28 @@ import Testing
         let children = ["a", "b", "c"].map { root.makeChild(name: $0) }
         #expect(root.children.map(\.name) == ["a", "b", "c"])
         withExtendedLifetime(children) {}
+    }
+
+    @Test(arguments: [3, 40, 2_000])
+    func childrenStayInCreationOrderAsTheyComeAndGo(count: Int) throws {
+        // Past a few dozen live children, a parent keeps them in a table instead of a list.
+        let root = Container(name: "app")
+        root.register(Versioned.self) { _ in Versioned(version: 1) }
+        var children = (0..<count).map { root.makeChild(name: "c\($0)") }
+        // Drop every third child, the oldest ones first, then add two more.
+        children = children.enumerated().filter { $0.offset % 3 != 0 }.map(\.element)
+        children += [root.makeChild(name: "late-1"), root.makeChild(name: "late-2")]
+        #expect(root.children.map(\.name) == children.map(\.name))
+        // Every live child still sees a replacement in the parent: a child with registrations
+        // of its own memoizes its lookups, and the parent must reach it to invalidate them.
+        for child in children {
+            child.register(Int.self) { _ in 0 }
+            for _ in 0..<3 { #expect(try child.resolve(Versioned.self).version == 1) }
+        }
+        root.register(Versioned.self) { _ in Versioned(version: 2) }
+        #expect(try children.allSatisfy { try $0.resolve(Versioned.self).version == 2 })
+        children.removeAll()
+        #expect(root.children.isEmpty)
     }
 
     @Test func aChildKeepsItsParentAlive() {
