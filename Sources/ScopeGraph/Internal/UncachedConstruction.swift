@@ -46,11 +46,11 @@ extension Container {
     func beginUncachedConstruction(_ retained: Unmanaged<AnyEntry>, on threadReference: Unmanaged<ThreadState>)
         -> FastPath
     {
-        retained._withUnsafeGuaranteedRef { entry -> FastPath in
+        let path = retained._withUnsafeGuaranteedRef { entry -> FastPath in
             let identity = ResolutionContext.Identity(
                 entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
             if let running = threadReference._withUnsafeGuaranteedRef({ $0.context }) {
-                let path = running._withUnsafeGuaranteedRef { context -> FastPath in
+                return running._withUnsafeGuaranteedRef { context -> FastPath in
                     guard (try? context.enterConstruction(entry, key: nil, identity: identity)) != nil else {
                         return .general
                     }
@@ -59,9 +59,6 @@ extension Container {
                             entry: retained, context: running, identity: identity,
                             isGraph: entry.lifetime == .graph, thread: nil))
                 }
-                if case .construct = path { return path }
-                retained.release()
-                return path
             }
             let context = threadReference._withUnsafeGuaranteedRef { ResolutionContext.startTopLevel(on: $0) }
             context._withUnsafeGuaranteedRef { context in
@@ -74,6 +71,10 @@ extension Container {
                     entry: retained, context: context, identity: identity, isGraph: entry.lifetime == .graph,
                     thread: threadReference))
         }
+        if case .construct = path { return path }
+        // Released once nothing here uses the entry any more (it may be the last reference).
+        retained.release()
+        return path
     }
 
     /// Finishes a construction whose factory returned `value`; `graphBox` is `value` in a
