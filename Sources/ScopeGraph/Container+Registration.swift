@@ -113,9 +113,9 @@ extension Container: RegistrationStore {
         let (entries, slots) = state.withLock { state -> ([AnyEntry], [AnySlot]) in
             defer {
                 state.registrations = [:]
-                state.perContainer = PerContainerSlots()
+                state.perContainer = SmallMap()
             }
-            return (state.registrations.values.map(\.entry), state.perContainer.all)
+            return (state.registrations.values.map(\.entry), state.perContainer.allValues)
         }
         for slot in slots { slot.clear() }
         release(entries)
@@ -204,7 +204,7 @@ extension Container: RegistrationStore {
         let id = ObjectIdentifier(entry)
         if let slot = state.perContainer[id] { return slot }
         let slot = entry.makeSlot()
-        state.perContainer.add(slot, for: id)
+        state.perContainer.set(slot, for: id)
         return slot
     }
 }

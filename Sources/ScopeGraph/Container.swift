@@ -50,7 +50,7 @@ public final class Container: Sendable {
         var memoCount = 0
         var generation: UInt64 = 0
         /// `perContainer` instances whose top-level resolve started here, by entry.
-        var perContainer = PerContainerSlots()
+        var perContainer = SmallMap<ObjectIdentifier, AnySlot>()
     }
 
     struct Registered {

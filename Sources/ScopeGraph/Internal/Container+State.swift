@@ -25,9 +25,9 @@ extension Container {
                 state.registrations = captured.registrations
                 state.nextSequence = max(state.nextSequence, captured.nextSequence)
                 state.collaborators = captured.collaborators.filter { $0.value != nil }
-                state.perContainer = PerContainerSlots()
+                state.perContainer = SmallMap()
             }
-            return (state.registrations.values.map(\.entry), state.perContainer.all, state.collaborators)
+            return (state.registrations.values.map(\.entry), state.perContainer.allValues, state.collaborators)
         }
         // Restored links need their reverse links for invalidation; stale reverse links are harmless.
         for link in captured.collaborators where !oldLinks.contains(where: { $0.id == link.id }) {

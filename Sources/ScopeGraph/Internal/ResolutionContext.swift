@@ -29,7 +29,9 @@ final class ResolutionContext: @unchecked Sendable {
     /// Where cached lifetimes are cached instead of the containers, when a scope isolates them.
     @exclusivity(unchecked) private(set) var cacheScope: ResolutionScope?
     @exclusivity(unchecked) var stack = FrameStack()
-    @exclusivity(unchecked) private var graph = GraphInstances()
+    /// The `graph` instances this resolve holds, each in a `StrongBox<T>` of its entry's type,
+    /// so that sharing one needs no dynamic cast.
+    @exclusivity(unchecked) private var graph = SmallMap<Identity, AnyObject>()
     @exclusivity(unchecked) private var pending: [Pending] = []
     /// Set once this context has taken part in cross-thread coordination.
     @exclusivity(unchecked) var usedCoordinator = false
@@ -376,11 +378,11 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// The boxed `graph` instance at `position` (from `graphInstancePosition`): a
     /// `StrongBox<T>` of its entry's `T`.
-    func graphInstanceBox(at position: Int) -> AnyObject { graph.box(at: position) }
+    func graphInstanceBox(at position: Int) -> AnyObject { graph.value(at: position) }
 
     /// Records a new `graph` instance, boxed in a `StrongBox<T>` of its entry's `T`, for the
     /// rest of this resolve.
-    func storeGraphInstance(_ identity: Identity, box: AnyObject) { graph.store(box, for: identity) }
+    func storeGraphInstance(_ identity: Identity, box: AnyObject) { graph.set(box, for: identity) }
 
     func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
         let identity = Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(request.start))
@@ -388,11 +390,11 @@ final class ResolutionContext: @unchecked Sendable {
         if request.arguments != nil { return try construct(entry, request, root: request.start, identity: identity) }
         if let existing = graph.position(of: identity) {
             // Not `as! StrongBox<T>`: naming the type here would look up its metadata.
-            return Unmanaged<StrongBox<T>>.fromOpaque(Unmanaged.passUnretained(graph.box(at: existing)).toOpaque())
+            return Unmanaged<StrongBox<T>>.fromOpaque(Unmanaged.passUnretained(graph.value(at: existing)).toOpaque())
                 .takeUnretainedValue().read()
         }
         let value = try construct(entry, request, root: request.start, identity: identity)
-        graph.store(entry.makeBox(value), for: identity)
+        graph.set(entry.makeBox(value), for: identity)
         return value
     }
 
