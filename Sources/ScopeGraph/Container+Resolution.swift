@@ -19,38 +19,41 @@ extension Container: Resolving, ResolutionEntryPoint {
     /// generic machinery: an instance already published for a memoized lookup (no lock, no
     /// allocation, no dynamic cast), a new `unique` or `graph` instance of a memoized
     /// registration (the factory called directly, with the same bookkeeping as every
-    /// construction), and the `graph` instance this resolve already holds. One probe of the
-    /// memo tells which; everything else takes the general path.
+    /// construction), and the `graph` instance this resolve already holds; with or without a
+    /// tag (not with runtime arguments). One probe of the memo tells which; everything else
+    /// takes the general path.
     @inlinable
     func resolveRequest<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
-        if tag == nil {
-            switch beginFastPath(ofType: ObjectIdentifier(T.self)) {
-            case .cached(let read):
-                let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }
-                read.end()
-                if let cached { return cached }
-            case .construct(let construction):
-                let value: T
-                do {
-                    // The construction holds the entry: no reference counting around the call.
-                    value = try Unmanaged<Entry<T>>.fromOpaque(construction.entry.toOpaque())._withUnsafeGuaranteedRef {
-                        try $0.makeWithoutArguments(Resolver(container: self))
-                    }
-                } catch {
-                    throw failUncachedConstruction(construction, error)
-                }
-                if construction.isGraph {
-                    try finishUncachedConstruction(construction, value, graphBox: StrongBox(value))
-                } else {
-                    try finishUncachedConstruction(construction, value, graphBox: nil)
-                }
-                return value
-            case .shared(let box):
-                // The entry answered for `T` as its own type, so its box is a `StrongBox<T>`.
-                return Unmanaged<StrongBox<T>>.fromOpaque(box.toOpaque())._withUnsafeGuaranteedRef { $0.value }
-            case .general:
-                break
+        let path =
+            if let tag { beginFastPath(ofType: ObjectIdentifier(T.self), tag: tag) } else {
+                beginFastPath(ofType: ObjectIdentifier(T.self))
             }
+        switch path {
+        case .cached(let read):
+            let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }
+            read.end()
+            if let cached { return cached }
+        case .construct(let construction):
+            let value: T
+            do {
+                // The construction holds the entry: no reference counting around the call.
+                value = try Unmanaged<Entry<T>>.fromOpaque(construction.entry.toOpaque())._withUnsafeGuaranteedRef {
+                    try $0.makeWithoutArguments(Resolver(container: self))
+                }
+            } catch {
+                throw failUncachedConstruction(construction, error)
+            }
+            if construction.isGraph {
+                try finishUncachedConstruction(construction, value, graphBox: StrongBox(value))
+            } else {
+                try finishUncachedConstruction(construction, value, graphBox: nil)
+            }
+            return value
+        case .shared(let box):
+            // The entry answered for `T` as its own type, so its box is a `StrongBox<T>`.
+            return Unmanaged<StrongBox<T>>.fromOpaque(box.toOpaque())._withUnsafeGuaranteedRef { $0.value }
+        case .general:
+            break
         }
         return try resolveInContext(type, tag: tag)
     }

@@ -158,6 +158,36 @@ import Testing
         (nil, 1), (nil, 2), (nil, 3), (nil, 40), ("t", 1), ("t", 2), ("t", 3), ("t", 40),
     ]
 
+    @Test func taggedKeysResolvedOftenKeepTheirLifetimesAndStayApart() throws {
+        // Past its first lookups a tagged key is read on the inlined path, like an untagged one.
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        let runs = Counter()
+        root.register(Service.self, tag: "shared", lifetime: .singleton) { _ in
+            runs.increment()
+            return Service("shared")
+        }
+        root.register(Service.self, tag: "fresh", lifetime: .unique) { _ in Service("fresh") }
+        root.register(Service.self, tag: "node", lifetime: .graph) { _ in Service("node") }
+        root.register([Service].self, lifetime: .unique) { r in
+            [try r.resolve(tag: "node"), try r.resolve(tag: "node"), try r.resolve(tag: "fresh")]
+        }
+        let singleton = try root.resolve(Service.self, tag: "shared")
+        var lastFresh: Service?
+        var lastNode: Service?
+        for _ in 0..<40 {
+            #expect(try child.resolve(Service.self, tag: "shared") === singleton)
+            let fresh = try child.resolve(Service.self, tag: "fresh")
+            #expect(fresh.label == "fresh" && fresh !== lastFresh)
+            lastFresh = fresh
+            let trio = try child.resolve([Service].self)
+            #expect(trio[0] === trio[1] && trio[0].label == "node" && trio[0] !== lastNode)
+            #expect(trio[2].label == "fresh")
+            lastNode = trio[0]
+        }
+        #expect(runs.value == 1)
+    }
+
     @Test(arguments: resolveCounts)
     func replacingAKeyAfterItWasResolvedAnswersWithTheReplacement(tag: ServiceTag?, resolves: Int) throws {
         let container = Container(name: "root")

@@ -111,7 +111,28 @@ extension Container {
         guard !ScopeActivity.mayBeActive else { return .general }
         let thread = ThreadState.currentUnmanaged
         thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
-        switch memoizedMatch(ofType: type) {
+        return fastPath(memoizedMatch(ofType: type), on: thread)
+    }
+
+    /// `beginFastPath(ofType:)` for the key of `type` and `tag` (without arguments): a tagged
+    /// key read as often as an untagged one costs a hash of the tag's name more.
+    @usableFromInline
+    func beginFastPath(ofType type: ObjectIdentifier, tag: ServiceTag) -> FastPath {
+        guard !ScopeActivity.mayBeActive else { return .general }
+        let tagHash = tag.name.hashValue
+        let thread = ThreadState.currentUnmanaged
+        thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
+        let match = memoOwnerSnapshot { snapshot, isSelf in
+            snapshot.findTagged(ofType: type, tag: tag, tagHash: tagHash, perContainerToo: isSelf)
+        }
+        return fastPath(match, on: thread)
+    }
+
+    /// Acts on the memo's answer, inside the protected read `beginFastPath` opened (and closes,
+    /// unless the answer is a slot to read).
+    @inline(__always)
+    private func fastPath(_ match: MemoSnapshot.SimpleMatch, on thread: Unmanaged<ThreadState>) -> FastPath {
+        switch match {
         case .slot(let slot):
             return .cached(FastRead(thread: thread, slot: slot))
         case .uncached(let entry):
@@ -134,12 +155,22 @@ extension Container {
     /// and are skipped. Call inside `Reclamation.read`.
     @inline(__always)
     private func memoizedMatch(ofType type: ObjectIdentifier) -> MemoSnapshot.SimpleMatch {
+        memoOwnerSnapshot { snapshot, isSelf in snapshot.findSimple(ofType: type, perContainerToo: isSelf) }
+    }
+
+    /// Runs `body` on the memo snapshot that answers lookups starting here (see `memoOwner`),
+    /// with whether it is this container's own; `.none` without one. Call inside
+    /// `Reclamation.read`.
+    @inline(__always)
+    private func memoOwnerSnapshot(
+        _ body: (MemoSnapshot, _ isSelf: Bool) -> MemoSnapshot.SimpleMatch
+    ) -> MemoSnapshot.SimpleMatch {
         let (owner, isSelf) = memoOwner()
         return owner._withUnsafeGuaranteedRef { owner in
             let bits = owner.memo.load(ordering: .sequentiallyConsistent)
             guard bits != 0 else { return .none }
             return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
-                $0.findSimple(ofType: type, perContainerToo: isSelf)
+                body($0, isSelf)
             }
         }
     }

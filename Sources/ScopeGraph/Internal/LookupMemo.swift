@@ -123,14 +123,38 @@ final class MemoSnapshot: @unchecked Sendable {
             let bucket = buckets + index
             guard let candidate = bucket.pointee.type else { return .none }
             if candidate == type, bucket.pointee.isSimple {
-                guard bucket.pointee.ownType else { return .none }
-                if let slot = bucket.pointee.slot {
-                    return perContainerToo || !bucket.pointee.isPerContainer ? .slot(slot) : .none
-                }
-                return .uncached(bucket.pointee.entry!)
+                return Self.match(bucket, perContainerToo: perContainerToo)
             }
             index = (index + 1) & mask
         }
+    }
+
+    /// The record of the key of `type` and `tag` (no arguments), on the same terms as
+    /// `findSimple`; `tagHash` is the tag's name's `hashValue`.
+    func findTagged(ofType type: ObjectIdentifier, tag: ServiceTag, tagHash: Int, perContainerToo: Bool)
+        -> SimpleMatch
+    {
+        var index = Self.hash(type, tagHash: tagHash) & mask
+        while true {
+            let bucket = buckets + index
+            guard let candidate = bucket.pointee.type else { return .none }
+            if candidate == type, !bucket.pointee.isSimple, let key = bucket.pointee.key, key.arguments.isEmpty,
+                key.tag == tag
+            {
+                return Self.match(bucket, perContainerToo: perContainerToo)
+            }
+            index = (index + 1) & mask
+        }
+    }
+
+    /// What the inlined path may do with the record in `bucket`.
+    @inline(__always)
+    private static func match(_ bucket: UnsafeMutablePointer<Bucket>, perContainerToo: Bool) -> SimpleMatch {
+        guard bucket.pointee.ownType else { return .none }
+        if let slot = bucket.pointee.slot {
+            return perContainerToo || !bucket.pointee.isPerContainer ? .slot(slot) : .none
+        }
+        return .uncached(bucket.pointee.entry!)
     }
 
     @inline(__always)
@@ -142,12 +166,18 @@ final class MemoSnapshot: @unchecked Sendable {
     private static func hash(_ key: Key) -> Int {
         if key.isSimple { return hash(ObjectIdentifier(key.type)) }
         var bits = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(key.type)))
-        if !key.isSimple {
-            if let tag = key.tag { bits ^= UInt(bitPattern: tag.name.hashValue) }
-            for argument in key.arguments {
-                bits = bits &* 31 &+ UInt(bitPattern: Int(bitPattern: ObjectIdentifier(argument)))
-            }
+        if let tag = key.tag { bits ^= UInt(bitPattern: tag.name.hashValue) }
+        for argument in key.arguments {
+            bits = bits &* 31 &+ UInt(bitPattern: Int(bitPattern: ObjectIdentifier(argument)))
         }
+        return Int(bitPattern: (bits &* 0x9E37_79B9_7F4A_7C15) >> 20)
+    }
+
+    /// `hash(_:)` of the key of `type` and a tag whose name hashes to `tagHash`, without
+    /// arguments.
+    @inline(__always)
+    private static func hash(_ type: ObjectIdentifier, tagHash: Int) -> Int {
+        let bits = UInt(bitPattern: Int(bitPattern: type)) ^ UInt(bitPattern: tagHash)
         return Int(bitPattern: (bits &* 0x9E37_79B9_7F4A_7C15) >> 20)
     }
 }
