@@ -273,6 +273,35 @@ import Testing
         }
     }
 
+    @Test(arguments: [1, 2, 3, 40])
+    func aRequestScopeReadsItsPerContainerInstanceAgainUntilTheRegistrationGoes(resolves: Int) throws {
+        // A child with no registrations of its own (a request scope) reads its own slot of the
+        // parent's perContainer registration, however often it asks.
+        let root = Container(name: "app")
+        let registration = root.register(Service.self, lifetime: .perContainer) { _ in Service(run: 1) }
+        let request = root.makeChild(name: "request")
+        let other = root.makeChild(name: "other")
+        weak var weakFirst: Service?
+        do {
+            // The root has an instance of its own, in the slot its memo names.
+            let rootsOwn = try root.resolve(Service.self)
+            for _ in 0..<3 { #expect(try root.resolve(Service.self) === rootsOwn) }
+            let first = try request.resolve(Service.self)
+            weakFirst = first
+            #expect(first !== rootsOwn)
+            for _ in 1..<resolves { #expect(try request.resolve(Service.self) === first) }
+            #expect(try other.resolve(Service.self) !== first)
+        }
+        #expect(weakFirst != nil)
+        root.remove(registration)
+        #expect(weakFirst == nil)
+        #expect(throws: ResolutionError.self) { _ = try request.resolve(Service.self) }
+        root.register(Service.self, lifetime: .perContainer) { _ in Service(run: 2) }
+        let replacement = try request.resolve(Service.self)
+        #expect(replacement.run == 2)
+        for _ in 1..<resolves { #expect(try request.resolve(Service.self) === replacement) }
+    }
+
     @Test func perContainerGivesOneInstancePerStartingContainer() throws {
         let root = Container(name: "root")
         let left = root.makeChild(name: "left")

@@ -134,7 +134,22 @@ extension Container {
     private func fastPath(_ match: MemoSnapshot.SimpleMatch, on thread: Unmanaged<ThreadState>) -> FastPath {
         switch match {
         case .slot(let slot):
-            return .cached(FastRead(thread: thread, slot: slot))
+            return .cached(FastRead(thread: thread, slot: slot, retained: false))
+        case .startingContainersSlot(let entry):
+            // A transparent container reads its own `perContainer` slot (a request scope asked
+            // for its request-scoped service again). The slot is found by the entry's identity
+            // under this container's lock, so outside the protected read (a writer may wait
+            // for the read with that lock held), and retained until the read ends.
+            // The entry stays retained while its identity is the key: freed, its address could
+            // come back as another registration's. Not there yet (the first resolve in this
+            // container): the general path builds it.
+            let retained = entry.retain()
+            thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
+            let found = state.withLock { $0.perContainer[ObjectIdentifier(retained.takeUnretainedValue())] }
+            retained.release()
+            guard let slot = found else { return .general }
+            thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
+            return .cached(FastRead(thread: thread, slot: Unmanaged.passRetained(slot), retained: true))
         case .uncached(let entry):
             if let box = sharedGraphInstanceBox(entry, on: thread) {
                 thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
@@ -194,10 +209,16 @@ enum FastPath {
 struct FastRead {
     let thread: Unmanaged<ThreadState>
     @usableFromInline let slot: Unmanaged<AnySlot>
+    /// The read holds a reference to `slot` (a container's own `perContainer` slot, which a
+    /// memo does not keep), released by `end()`.
+    let retained: Bool
 
     /// Closes the protected read.
     @usableFromInline
-    func end() { thread._withUnsafeGuaranteedRef { Reclamation.end($0) } }
+    func end() {
+        thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
+        if retained { slot.release() }
+    }
 }
 
 extension Container {

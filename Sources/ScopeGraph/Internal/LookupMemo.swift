@@ -110,6 +110,9 @@ final class MemoSnapshot: @unchecked Sendable {
         case slot(Unmanaged<AnySlot>)
         /// The `unique` or `graph` registration of the type's own type.
         case uncached(Unmanaged<AnyEntry>)
+        /// A `perContainer` registration of the type's own type, in an ancestor's memo: the
+        /// slot to read is the starting container's own.
+        case startingContainersSlot(Unmanaged<AnyEntry>)
         /// Nothing the inlined path can use.
         case none
     }
@@ -152,7 +155,8 @@ final class MemoSnapshot: @unchecked Sendable {
     private static func match(_ bucket: UnsafeMutablePointer<Bucket>, perContainerToo: Bool) -> SimpleMatch {
         guard bucket.pointee.ownType else { return .none }
         if let slot = bucket.pointee.slot {
-            return perContainerToo || !bucket.pointee.isPerContainer ? .slot(slot) : .none
+            return perContainerToo || !bucket.pointee.isPerContainer
+                ? .slot(slot) : .startingContainersSlot(bucket.pointee.entry!)
         }
         return .uncached(bucket.pointee.entry!)
     }
