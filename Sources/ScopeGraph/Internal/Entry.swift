@@ -262,7 +262,7 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
             // No `Optional.map` here: generic over `Slot<T>`, it would look up its metadata.
             let slot: Slot<T>
             if let scope = context.cacheScope {
-                slot = typed(scope.slot(for: self, in: owner))
+                slot = reinterpret(scope.slot(for: self, in: owner))
             } else {
                 slot = self.slot!
             }
@@ -270,15 +270,8 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
         case .perContainer:
             let start = request.start
             let erased = context.cacheScope?.slot(for: self, in: start) ?? start.erasedPerContainerSlot(for: self)
-            return try context.cachedInstance(self, slot: typed(erased), request, root: start)
+            return try context.cachedInstance(self, slot: reinterpret(erased), request, root: start)
         }
-    }
-
-    /// One of this entry's slots, typed. Not `unsafeDowncast(_:to: Slot<T>.self)`: naming the
-    /// metatype in unspecialized code looks up its metadata.
-    @inline(__always)
-    private func typed(_ slot: AnySlot) -> Slot<T> {
-        Unmanaged<Slot<T>>.fromOpaque(Unmanaged.passUnretained(slot).toOpaque()).takeUnretainedValue()
     }
 
     /// Calls the factory of an argument-free key (the inlined path: no `Arguments?` to

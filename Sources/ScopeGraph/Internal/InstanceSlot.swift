@@ -9,13 +9,17 @@ import Synchronization
 @usableFromInline
 class AnySlot: @unchecked Sendable {
     // @unchecked: `builder` and `phase` are only touched with `BuildCoordinator.shared.lock`
-    // held; the published instance lives in the subclass.
+    // held; the published box is swapped atomically and read under `Reclamation.read`, and a
+    // box is immutable (a weak box's reference is thread-safe) and released only after
+    // `Reclamation.synchronize()`.
     @exclusivity(unchecked) var builder: ResolutionContext?
     @exclusivity(unchecked) var phase: BuildPhase = .constructing
     /// A `weakSingleton` slot: its published box does not keep the instance alive.
     @usableFromInline let isWeak: Bool
-
-    init(weak isWeak: Bool) { self.isWeak = isWeak }
+    /// The published box (retained, as bits; 0 for none): a `StrongBox<T>`, or a `WeakBox`
+    /// when `isWeak`.
+    @usableFromInline let box = Atomic<Int>(0)
+    private let retirement: Retirement
 
     enum BuildPhase {
         case constructing
@@ -24,8 +28,33 @@ class AnySlot: @unchecked Sendable {
         case built(Any, box: AnyObject?)
     }
 
+    init(weak isWeak: Bool, retirement: Retirement) {
+        self.isWeak = isWeak
+        self.retirement = retirement
+    }
+
+    deinit {
+        let bits = box.load(ordering: .sequentiallyConsistent)
+        if bits != 0 { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
+
     /// The published instance, erased. Call with the coordinator lock held or not.
     func publishedAny() -> Any? { fatalError("AnySlot is abstract: use Slot<T>") }
+
+    /// The published box, retained, or `nil`.
+    final func loadBox() -> AnyObject? {
+        Reclamation.read(ThreadState.current) {
+            let bits = box.load(ordering: .sequentiallyConsistent)
+            guard bits != 0 else { return nil }
+            return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        }
+    }
+
+    /// The published instance of a `weakSingleton`, while it lives.
+    final func publishedObject() -> AnyObject? {
+        guard let box = loadBox() else { return nil }
+        return (reinterpret(box) as WeakBox).object
+    }
 
     /// Publishes `box` (made by `Slot.makeBox`) for other resolves. Call with the coordinator
     /// lock held; what it replaces goes to `graveyard`, for release after unlocking.
@@ -34,18 +63,20 @@ class AnySlot: @unchecked Sendable {
         if let old = swap(in: Int(bitPattern: Unmanaged.passRetained(box).toOpaque())) { graveyard.append(old) }
         // Removed meanwhile: `remove` set the flag before clearing, so either it clears this
         // box or this check sees the flag (both sequentially consistent).
-        if isRetired, let mine = swap(in: 0) { graveyard.append(mine) }
+        if retirement.isRetired, let mine = swap(in: 0) { graveyard.append(mine) }
     }
 
     /// Drops the published instance.
     final func clear() { _ = swap(in: 0) }
 
-    /// True once the registration is removed or replaced.
-    var isRetired: Bool { fatalError("AnySlot is abstract: use Slot<T>") }
-
     /// Publishes `bits` (a retained box; 0 for none) and returns the previous box, once no
     /// reader can still use it; the caller drops it (outside its locks).
-    func swap(in bits: Int) -> AnyObject? { fatalError("AnySlot is abstract: use Slot<T>") }
+    private func swap(in bits: Int) -> AnyObject? {
+        let old = box.exchange(bits, ordering: .sequentiallyConsistent)
+        guard old != 0 else { return nil }
+        Reclamation.synchronize()
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
+    }
 }
 
 /// A typed slot: reading it takes no lock and needs no dynamic cast (for strong lifetimes).
@@ -56,25 +87,12 @@ class AnySlot: @unchecked Sendable {
 /// no generic metadata at run time (`Optional<T>`'s, for one, costs a hash-table probe per use).
 @usableFromInline
 final class Slot<T>: AnySlot, @unchecked Sendable {
-    // @unchecked: the published box is swapped atomically and read under `Reclamation.read`;
-    // a box is immutable (a weak box's reference is thread-safe) and released only after
-    // `Reclamation.synchronize()`.
-
-    /// The published box (retained, as bits; 0 for none).
-    @usableFromInline let box = Atomic<Int>(0)
-
-    private let retirement: Retirement
+    // @unchecked: see AnySlot; `boxType` is immutable.
     private let boxType: StrongBox<T>.Type
 
     required init(weak isWeak: Bool, retirement: Retirement, boxType: StrongBox<T>.Type) {
-        self.retirement = retirement
         self.boxType = boxType
-        super.init(weak: isWeak)
-    }
-
-    deinit {
-        let bits = box.load(ordering: .sequentiallyConsistent)
-        if bits != 0 { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        super.init(weak: isWeak, retirement: retirement)
     }
 
     /// The published instance. Call only inside `Reclamation.read`; for specialized callers.
@@ -87,26 +105,11 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         return Unmanaged<StrongBox<T>>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.value }
     }
 
-    /// The published box, retained: a `StrongBox<T>` or a `WeakBox` (per `isWeak`), or `nil`.
-    private func loadBox() -> AnyObject? {
-        Reclamation.read(ThreadState.current) {
-            let bits = box.load(ordering: .sequentiallyConsistent)
-            guard bits != 0 else { return nil }
-            return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-        }
-    }
-
     /// The published box of a strong lifetime. Free of `T?`, for unspecialized callers (an
     /// optional class reference needs no metadata; read it with `StrongBox.read()`).
     func publishedBox() -> StrongBox<T>? {
         guard let box = loadBox() else { return nil }
-        return Unmanaged<StrongBox<T>>.fromOpaque(Unmanaged.passUnretained(box).toOpaque()).takeUnretainedValue()
-    }
-
-    /// The published instance of a `weakSingleton`, while it lives.
-    func publishedObject() -> AnyObject? {
-        guard let box = loadBox() else { return nil }
-        return Unmanaged<WeakBox>.fromOpaque(Unmanaged.passUnretained(box).toOpaque()).takeUnretainedValue().object
+        return reinterpret(box)
     }
 
     override func publishedAny() -> Any? {
@@ -127,15 +130,13 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         guard Swift.type(of: any) is AnyClass else { return nil }
         return WeakBox(any as AnyObject)
     }
+}
 
-    override var isRetired: Bool { retirement.isRetired }
-
-    override func swap(in bits: Int) -> AnyObject? {
-        let old = box.exchange(bits, ordering: .sequentiallyConsistent)
-        guard old != 0 else { return nil }
-        Reclamation.synchronize()
-        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
-    }
+/// `object` as a `U`, which the caller knows it is. Unlike `unsafeDowncast(_:to:)` it takes no
+/// metatype, so unspecialized generic code that uses it looks up no metadata for `U`.
+@inline(__always)
+func reinterpret<U: AnyObject>(_ object: AnyObject) -> U {
+    Unmanaged<U>.fromOpaque(Unmanaged.passUnretained(object).toOpaque()).takeUnretainedValue()
 }
 
 /// The published instance of a strong lifetime; immutable.

@@ -98,10 +98,11 @@ extension Container {
 
     /// Decides, with one probe of the memo, how the inlined resolve path answers the
     /// untagged, argument-free key of `type` (nothing here when a scope may be active):
-    /// - `cached`: the memo knows the cache slot (of the registration's own type, so it is a
-    ///   `Slot<type>`; for a transparent container, not a `perContainer` slot of its parent).
-    ///   A protected read is open: the caller reads the slot, then calls `end()` exactly once.
-    ///   A published instance is complete, so this holds inside a resolve in progress too.
+    /// - `cached`: the cache slot of the registration of the type's own type, so a
+    ///   `Slot<type>` (for a `perContainer` registration found in an ancestor's memo, this
+    ///   container's own slot, when it has one). A protected read is open: the caller reads
+    ///   the slot, then calls `end()` exactly once. A published instance is complete, so this
+    ///   holds inside a resolve in progress too.
     /// - `construct`: a memoized `unique` or `graph` registration of the type's own type; the
     ///   construction has started (see `UncachedConstruction`).
     /// - `shared`: the resolve in progress already holds this `graph` instance.
@@ -136,13 +137,13 @@ extension Container {
         case .slot(let slot):
             return .cached(FastRead(thread: thread, slot: slot, retained: false))
         case .startingContainersSlot(let entry):
-            // A transparent container reads its own `perContainer` slot (a request scope asked
-            // for its request-scoped service again). The slot is found by the entry's identity
-            // under this container's lock, so outside the protected read (a writer may wait
-            // for the read with that lock held), and retained until the read ends.
-            // The entry stays retained while its identity is the key: freed, its address could
-            // come back as another registration's. Not there yet (the first resolve in this
-            // container): the general path builds it.
+            // A transparent container (a request scope asking for its request-scoped service
+            // again) reads its own `perContainer` slot. It is found by the entry's identity
+            // under this container's lock, so outside the protected read: a writer may wait
+            // for readers with that lock held. The entry stays retained while its identity is
+            // the key (freed, its address could come back as another registration's), and the
+            // slot until the read ends. No slot yet (the first resolve here): the general path
+            // builds it.
             let retained = entry.retain()
             thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
             let found = state.withLock { $0.perContainer[ObjectIdentifier(retained.takeUnretainedValue())] }

@@ -390,8 +390,7 @@ final class ResolutionContext: @unchecked Sendable {
         if request.arguments != nil { return try construct(entry, request, root: request.start, identity: identity) }
         if let existing = graph.position(of: identity) {
             // Not `as! StrongBox<T>`: naming the type here would look up its metadata.
-            return Unmanaged<StrongBox<T>>.fromOpaque(Unmanaged.passUnretained(graph.value(at: existing)).toOpaque())
-                .takeUnretainedValue().read()
+            return (reinterpret(graph.value(at: existing)) as StrongBox<T>).read()
         }
         let value = try construct(entry, request, root: request.start, identity: identity)
         graph.set(entry.makeBox(value), for: identity)
