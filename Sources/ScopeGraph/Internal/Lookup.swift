@@ -97,7 +97,8 @@ extension Container {
     }
 
     /// Decides, with one probe of the memo, how the inlined resolve path answers the
-    /// untagged, argument-free key of `type` (nothing here when a scope may be active):
+    /// untagged, argument-free key of `type` (nothing here when a scope may be active; the
+    /// tagged variant below decides the same way):
     /// - `cached`: the cache slot of the registration of the type's own type, so a
     ///   `Slot<type>` (for a `perContainer` registration found in an ancestor's memo, this
     ///   container's own slot, when it has one). A protected read is open: the caller reads

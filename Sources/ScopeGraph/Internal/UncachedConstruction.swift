@@ -38,7 +38,7 @@ extension Container {
     }
 
     /// Starts building a new instance of `entry`, the memoized `unique`/`graph` registration
-    /// of a type's untagged, argument-free key (whose `graph` instance, if any, the resolve
+    /// of an argument-free key, tagged or not (whose `graph` instance, if any, the resolve
     /// in progress does not hold yet); or leaves it to the general path, which reports a
     /// cycle when the same instance is already being built.
     /// `entry` comes retained and, with `construct`, the construction owns that reference;
