@@ -227,14 +227,19 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     static func resolveIfRegistered<T>(_ key: Key, as type: T.Type, from start: Container) throws -> T? {
-        try withContext { context in
-            guard context.answers(key, as: type, from: start) else {
-                // Registered for the type and tag with other arguments is not "nothing".
-                let missing = context.missingError(key, from: start)
-                if case .argumentMismatch = missing.kind { throw missing }
-                return nil
+        do {
+            return try withContext { context in
+                // One lookup decides: a registration removed meanwhile on another thread is
+                // either found (and built) or not registered, never found and then missing.
+                try context.resolve(key, as: type, from: start, arguments: nil) { _ in
+                    // Registered for the type and tag with other arguments is not "nothing".
+                    let missing = context.missingError(key, from: start)
+                    if case .argumentMismatch = missing.kind { throw missing }
+                    throw NothingRegistered()
+                }
             }
-            return try context.resolve(key, as: type, from: start, arguments: nil)
+        } catch is NothingRegistered {
+            return nil
         }
     }
 
@@ -256,6 +261,13 @@ final class ResolutionContext: @unchecked Sendable {
     // MARK: Resolving within the context
 
     func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
+        try resolve(key, as: type, from: start, arguments: arguments) { throw missingError($0, from: start) }
+    }
+
+    /// `resolve`, calling `ifMissing` with the key looked up last when nothing answers.
+    func resolve<T>(
+        _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?, ifMissing: (Key) throws -> T
+    ) throws -> T {
         noteTopLevelStart(start)
         if let entry = start.lookup(key, scope: scope) {
             return try produce(entry, Request(key: key, start: start, arguments: arguments), as: T.self)
@@ -263,22 +275,13 @@ final class ResolutionContext: @unchecked Sendable {
         // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
         if let optional = T.self as? any OptionalResolvable.Type {
             let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
-            guard let entry = start.lookup(wrappedKey, scope: scope) else {
-                throw missingError(wrappedKey, from: start)
-            }
+            guard let entry = start.lookup(wrappedKey, scope: scope) else { return try ifMissing(wrappedKey) }
             let request = Request(key: wrappedKey, start: start, arguments: arguments)
             let value = try produceAny(entry, request)
             guard let wrapped = optional.wrap(value) else { throw error(.typeMismatch, wrappedKey) }
             return wrapped as! T
         }
-        throw missingError(key, from: start)
-    }
-
-    /// True when a registration answers `key` (or, for an optional, its wrapped type).
-    func answers<T>(_ key: Key, as type: T.Type, from start: Container) -> Bool {
-        if start.lookup(key, scope: scope) != nil { return true }
-        guard let optional = T.self as? any OptionalResolvable.Type else { return false }
-        return start.lookup(Key(optional.wrappedType, tag: key.tag, arguments: key.arguments), scope: scope) != nil
+        return try ifMissing(key)
     }
 
     private func produce<T>(_ entry: AnyEntry, _ request: Request, as type: T.Type) throws -> T {
@@ -516,6 +519,10 @@ final class ResolutionGroup {
     @exclusivity(unchecked) var runningBlocks = 0
     init(_ member: ResolutionContext) { members = [member] }
 }
+
+/// What `resolveIfRegistered` throws to itself when nothing answers the request itself (a
+/// missing dependency of what does answer still throws its `ResolutionError`).
+private struct NothingRegistered: Error {}
 
 /// Lets `resolve` see through `Optional<Wrapped>`.
 protocol OptionalResolvable {
