@@ -28,6 +28,22 @@ import Testing
         #expect(fromString != ServiceTag("secondary"))
     }
 
+    @Test func equalTagsMadeApartHashAlikeAndFindEachOthersRegistrations() throws {
+        // A tag hashes its name once, when made: tags made separately must still agree.
+        let names = (0..<200).map { "tag-\($0)" }
+        let made = Set(names.map { ServiceTag($0) })
+        #expect(made.count == names.count)
+        for name in names {
+            #expect(made.contains(ServiceTag(name)))
+            #expect(ServiceTag(name).hashValue == ServiceTag(stringLiteral: name).hashValue)
+        }
+        let container = Container()
+        for name in names { container.register(Service.self, tag: ServiceTag(name)) { _ in Service(name) } }
+        for name in names.reversed() {
+            #expect(try container.resolve(Service.self, tag: ServiceTag(name)).label == name)
+        }
+    }
+
     @Test func differentTagsAreDifferentKeys() throws {
         let container = Container(name: "root")
         container.register(Service.self) { _ in Service("untagged") }

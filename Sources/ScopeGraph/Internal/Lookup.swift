@@ -121,7 +121,7 @@ extension Container {
     @usableFromInline
     func beginFastPath(ofType type: ObjectIdentifier, tag: ServiceTag) -> FastPath {
         guard !ScopeActivity.mayBeActive else { return .general }
-        let tagHash = tag.name.hashValue
+        let tagHash = tag.nameHash
         let thread = ThreadState.currentUnmanaged
         thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
         let match = memoOwnerSnapshot { snapshot, isSelf in

@@ -170,7 +170,7 @@ final class MemoSnapshot: @unchecked Sendable {
     private static func hash(_ key: Key) -> Int {
         if key.isSimple { return hash(ObjectIdentifier(key.type)) }
         var bits = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(key.type)))
-        if let tag = key.tag { bits ^= UInt(bitPattern: tag.name.hashValue) }
+        if let tag = key.tag { bits ^= UInt(bitPattern: tag.nameHash) }
         for argument in key.arguments {
             bits = bits &* 31 &+ UInt(bitPattern: Int(bitPattern: ObjectIdentifier(argument)))
         }
