@@ -189,7 +189,7 @@ extension Container: RegistrationStore {
         }
         let next =
             state.children.isEmpty && state.dependents.isEmpty
-            ? [] : state.children.liveInAnyOrder + state.dependents.compactMap(\.value)
+            ? [] : state.children.liveInAnyOrder + state.dependents.compactMap { $0.value }
         return ForgottenLookups(next: next, slots: slots, retired: retired)
     }
 

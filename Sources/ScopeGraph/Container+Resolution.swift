@@ -25,9 +25,7 @@ extension Container: Resolving, ResolutionEntryPoint {
     @inlinable
     func resolveRequest<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
         let path =
-            if let tag { beginFastPath(ofType: ObjectIdentifier(T.self), tag: tag) } else {
-                beginFastPath(ofType: ObjectIdentifier(T.self))
-            }
+            if let tag { beginFastPath(ofType: T.self, tag: tag) } else { beginFastPath(ofType: T.self) }
         switch path {
         case .cached(let read):
             let cached = read.slot._withUnsafeGuaranteedRef { unsafeDowncast($0, to: Slot<T>.self).readPublished() }

@@ -11,18 +11,19 @@ struct ChildList {
     private var nextSequence = 0
     private static let fewLimit = 32
 
-    var isEmpty: Bool { many.map(\.isEmpty) ?? few.isEmpty }
+    // Closures, not key paths, in this file: a key path literal costs a runtime call per use.
+    var isEmpty: Bool { if let many { many.isEmpty } else { few.isEmpty } }
 
     /// The live children, in creation order.
     var live: [Container] {
-        guard let many else { return few.compactMap(\.value) }
-        return many.values.sorted { $0.sequence < $1.sequence }.compactMap(\.child.value)
+        guard let many else { return few.compactMap { $0.value } }
+        return many.values.sorted { $0.sequence < $1.sequence }.compactMap { $0.child.value }
     }
 
     /// The live children in no particular order (for invalidation, which visits them all).
     var liveInAnyOrder: [Container] {
-        guard let many else { return few.compactMap(\.value) }
-        return many.values.compactMap(\.child.value)
+        guard let many else { return few.compactMap { $0.value } }
+        return many.values.compactMap { $0.child.value }
     }
 
     mutating func add(_ child: Container) {

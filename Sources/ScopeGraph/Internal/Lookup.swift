@@ -19,21 +19,7 @@ extension Container {
         {
             return entry
         }
-        // Pending lookups, then this container's own registrations, under one lock. A replaced
-        // snapshot is released when the statement ends, after the lock.
-        let (answer, _) = state.withLock { state -> (LocalAnswer, MemoSnapshot?) in
-            if !state.pendingLookups.isEmpty, let record = state.pendingLookups[key] {
-                // Asked again: move the pending lookups into the lock-free snapshot.
-                return (.found(record.entry), rebuildMemo(&state))
-            }
-            guard let own = state.registrations[key]?.entry else {
-                return (.elsewhere(state.collaborators, state.generation), nil)
-            }
-            guard own.noteLookedUp() else { return (.found(own), nil) }
-            state.pendingLookups[key] = MemoRecord(entry: own, slot: Self.memoSlot(of: own, in: &state))
-            return (.found(own), rebuildMemoIfDue(&state))
-        }
-        switch answer {
+        switch localAnswer(key) {
         case .found(let entry):
             return entry
         case .elsewhere(let collaborators, let generation):
@@ -47,6 +33,25 @@ extension Container {
             }
             return found
         }
+    }
+
+    /// What this container alone answers for `key`: a pending lookup or its own registration,
+    /// under one lock (and bookkeeping for the memo), or where the walk goes on.
+    private func localAnswer(_ key: Key) -> LocalAnswer {
+        // A replaced snapshot is released when the statement ends, after the lock.
+        let (answer, _) = state.withLock { state -> (LocalAnswer, MemoSnapshot?) in
+            if !state.pendingLookups.isEmpty, let record = state.pendingLookups[key] {
+                // Asked again: move the pending lookups into the lock-free snapshot.
+                return (.found(record.entry), rebuildMemo(&state))
+            }
+            guard let own = state.registrations[key]?.entry else {
+                return (.elsewhere(state.collaborators, state.generation), nil)
+            }
+            guard own.noteLookedUp() else { return (.found(own), nil) }
+            state.pendingLookups[key] = MemoRecord(entry: own, slot: Self.memoSlot(of: own, in: &state))
+            return (.found(own), rebuildMemoIfDue(&state))
+        }
+        return answer
     }
 
     /// The cache slot a memo record of `entry` points to for lookups starting here: the
@@ -108,32 +113,37 @@ extension Container {
     ///   construction has started (see `UncachedConstruction`).
     /// - `shared`: the resolve in progress already holds this `graph` instance.
     /// - `general`: anything else.
+    /// A key not memoized yet (its first lookups) is looked up in the registrations of the
+    /// container whose memo answers, under its lock; the inlined path builds a `unique` or
+    /// `graph` registration found there, and leaves anything else to the general path.
     @usableFromInline
-    func beginFastPath(ofType type: ObjectIdentifier) -> FastPath {
+    func beginFastPath(ofType type: Any.Type) -> FastPath {
         guard !ScopeActivity.mayBeActive else { return .general }
         let thread = ThreadState.currentUnmanaged
         thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
-        return fastPath(memoizedMatch(ofType: type), on: thread)
+        return fastPath(memoizedMatch(ofType: ObjectIdentifier(type)), on: thread) { Key(type, tag: nil) }
     }
 
     /// `beginFastPath(ofType:)` for the key of `type` and `tag` (without arguments): a tagged
     /// key read as often as an untagged one costs a hash of the tag's name more.
     @usableFromInline
-    func beginFastPath(ofType type: ObjectIdentifier, tag: ServiceTag) -> FastPath {
+    func beginFastPath(ofType type: Any.Type, tag: ServiceTag) -> FastPath {
         guard !ScopeActivity.mayBeActive else { return .general }
         let tagHash = tag.nameHash
         let thread = ThreadState.currentUnmanaged
         thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
         let match = memoOwnerSnapshot { snapshot, isSelf in
-            snapshot.findTagged(ofType: type, tag: tag, tagHash: tagHash, perContainerToo: isSelf)
+            snapshot.findTagged(ofType: ObjectIdentifier(type), tag: tag, tagHash: tagHash, perContainerToo: isSelf)
         }
-        return fastPath(match, on: thread)
+        return fastPath(match, on: thread) { Key(type, tag: tag) }
     }
 
     /// Acts on the memo's answer, inside the protected read `beginFastPath` opened (and closes,
     /// unless the answer is a slot to read).
     @inline(__always)
-    private func fastPath(_ match: MemoSnapshot.SimpleMatch, on thread: Unmanaged<ThreadState>) -> FastPath {
+    private func fastPath(
+        _ match: MemoSnapshot.SimpleMatch, on thread: Unmanaged<ThreadState>, missing key: () -> Key
+    ) -> FastPath {
         switch match {
         case .slot(let slot):
             return .cached(FastRead(thread: thread, slot: slot, retained: false))
@@ -164,7 +174,28 @@ extension Container {
         case .none:
             thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
             return .general
+        case .missing:
+            thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
+            return firstLookupFastPath(key(), on: thread)
         }
+    }
+
+    /// The inlined path for a key the memo does not hold yet: the local answer of the
+    /// container whose memo answers here (the lookup `lookup` would make first, with the same
+    /// bookkeeping). A `unique` or `graph` registration of the key's own type found there is
+    /// built like a memoized one; anything else, or nothing found there, goes the general way.
+    @inline(never)
+    private func firstLookupFastPath(_ key: Key, on thread: Unmanaged<ThreadState>) -> FastPath {
+        let answer = memoOwner().container._withUnsafeGuaranteedRef { $0.localAnswer(key) }
+        guard case .found(let entry) = answer, entry.valueType == key.type,
+            entry.lifetime == .unique || entry.lifetime == .graph
+        else { return .general }
+        let retained = Unmanaged.passRetained(entry)
+        if let box = sharedGraphInstanceBox(retained, on: thread) {
+            retained.release()
+            return .shared(box)
+        }
+        return beginUncachedConstruction(retained, on: thread)
     }
 
     /// The memo's answer for `type`'s simple key: this container's own memo, or (for a
@@ -176,7 +207,7 @@ extension Container {
     }
 
     /// Runs `body` on the memo snapshot that answers lookups starting here (see `memoOwner`),
-    /// with whether it is this container's own; `.none` without one. Call inside
+    /// with whether it is this container's own; `.missing` without one. Call inside
     /// `Reclamation.read`.
     @inline(__always)
     private func memoOwnerSnapshot(
@@ -185,7 +216,7 @@ extension Container {
         let (owner, isSelf) = memoOwner()
         return owner._withUnsafeGuaranteedRef { owner in
             let bits = owner.memo.load(ordering: .sequentiallyConsistent)
-            guard bits != 0 else { return .none }
+            guard bits != 0 else { return .missing }
             return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
                 body($0, isSelf)
             }

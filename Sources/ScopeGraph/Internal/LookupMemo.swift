@@ -113,8 +113,10 @@ final class MemoSnapshot: @unchecked Sendable {
         /// A `perContainer` registration of the type's own type, in an ancestor's memo: the
         /// slot to read is the starting container's own.
         case startingContainersSlot(Unmanaged<AnyEntry>)
-        /// Nothing the inlined path can use.
+        /// A record the inlined path cannot use (a forwarded type needs a cast).
         case none
+        /// No record: the key has not been looked up often enough to be memoized.
+        case missing
     }
 
     /// The record of the simple key of `type`, when its registration's own type is `type`
@@ -124,7 +126,7 @@ final class MemoSnapshot: @unchecked Sendable {
         var index = Self.hash(type) & mask
         while true {
             let bucket = buckets + index
-            guard let candidate = bucket.pointee.type else { return .none }
+            guard let candidate = bucket.pointee.type else { return .missing }
             if candidate == type, bucket.pointee.isSimple {
                 return Self.match(bucket, perContainerToo: perContainerToo)
             }
@@ -140,7 +142,7 @@ final class MemoSnapshot: @unchecked Sendable {
         var index = Self.hash(type, tagHash: tagHash) & mask
         while true {
             let bucket = buckets + index
-            guard let candidate = bucket.pointee.type else { return .none }
+            guard let candidate = bucket.pointee.type else { return .missing }
             if candidate == type, !bucket.pointee.isSimple, let key = bucket.pointee.key, key.arguments.isEmpty,
                 key.tag == tag
             {
