@@ -136,6 +136,31 @@ import Testing
         #expect(error.pathDescriptions == ["A", "B", "A"])
     }
 
+    @Test func aCycleThroughAnOwnerRootedSingletonIsDetectedAtTheRepeatedKey() throws {
+        // Started from a child: the singleton asks its owner for A, whose factory (for the
+        // child's request) is still running. That is the cycle, A's factory runs once.
+        for startAtChild in [true, false] {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            let aRuns = Counter()
+            root.register(A.self, lifetime: .graph) { r in
+                aRuns.increment()
+                _ = try r.resolve(B.self)
+                return A()
+            }
+            root.register(B.self, lifetime: .singleton) { r in
+                _ = try r.resolve(A.self)
+                return B()
+            }
+            let error = try #require(throws: ResolutionError.self) {
+                _ = try (startAtChild ? child : root).resolve(A.self)
+            }
+            #expect(error.kind.caseName == "circularDependency")
+            #expect(error.pathDescriptions == ["A", "B", "A"])
+            #expect(aRuns.value == 1)
+        }
+    }
+
     @Test(arguments: [Lifetime.graph, .singleton])
     func aConstructorCycleAcrossCollaborationLinksIsDetected(lifetime: Lifetime) throws {
         let left = Container(name: "left")
@@ -265,6 +290,25 @@ import Testing
         child.register(Child.self) { _ in Child() }.onResolved { r, child in child.parent = try r.resolve() }
         let parent = try child.resolve(Parent.self)
         #expect(parent.child.parent === parent)
+    }
+
+    @Test func aMixedCycleThroughAnOwnerRootedSingletonResolvesFromAChild() throws {
+        // Parent (graph) takes Child in its initializer; Child (a root singleton) gets Parent
+        // by property, resolved from its owner: it must get the Parent the resolve returned.
+        for startAtChild in [true, false] {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            let parentRuns = Counter()
+            root.register(Parent.self, lifetime: .graph) { r in
+                parentRuns.increment()
+                return Parent(child: try r.resolve())
+            }
+            root.register(Child.self, lifetime: .singleton) { _ in Child() }
+                .onResolved { r, child in child.parent = try r.resolve() }
+            let parent = try (startAtChild ? child : root).resolve(Parent.self)
+            #expect(parent.child.parent === parent)
+            #expect(parentRuns.value == 1)
+        }
     }
 
     // MARK: onResolved ordering and caching

@@ -85,11 +85,14 @@ final class ResolutionContext: @unchecked Sendable {
         let identity: Identity?
     }
 
-    /// An entry resolved from a given starting container: the unit `graph` instances are shared
-    /// by and uncached cycles are detected on.
+    /// A registration, by identity: the unit `graph` instances are shared by within one
+    /// top-level resolve, and uncached cycles are detected on, whichever container a request
+    /// for it started from (the contract's "shared within one top-level resolve", and its
+    /// cycles "across containers": an owner-rooted singleton that asks its owner for a `graph`
+    /// instance a child's request is building closes a cycle, and one the resolve already built
+    /// is the instance it gets).
     struct Identity: Hashable {
         let entry: ObjectIdentifier
-        let container: ObjectIdentifier
     }
 
     struct Pending {
@@ -388,7 +391,7 @@ final class ResolutionContext: @unchecked Sendable {
     func storeGraphInstance(_ identity: Identity, box: AnyObject) { graph.set(box, for: identity) }
 
     func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
-        let identity = Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(request.start))
+        let identity = Identity(entry: ObjectIdentifier(entry))
         // Instances resolved with runtime arguments are never shared.
         if request.arguments != nil { return try construct(entry, request, root: request.start, identity: identity) }
         if let existing = graph.position(of: identity) {
@@ -401,7 +404,7 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     func uniqueInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
-        let identity = Identity(entry: ObjectIdentifier(entry), container: ObjectIdentifier(request.start))
+        let identity = Identity(entry: ObjectIdentifier(entry))
         return try construct(entry, request, root: request.start, identity: identity)
     }
 
@@ -428,7 +431,13 @@ final class ResolutionContext: @unchecked Sendable {
             BuildCoordinator.shared.abandon(slot, by: self)
             throw error
         }
-        BuildCoordinator.shared.built(slot, value: value, box: slot.makeBox(value))
+        guard let box = slot.makeBox(value) else {
+            // A value type in a weak slot cannot be held weakly: it behaves as `unique`, so the
+            // slot is given up and the next request, in this resolve too, builds a new value.
+            BuildCoordinator.shared.abandon(slot, by: self)
+            return value
+        }
+        BuildCoordinator.shared.built(slot, value: value, box: box)
         return value
     }
 

@@ -27,8 +27,7 @@ extension Container {
         guard let running = thread._withUnsafeGuaranteedRef({ $0.context }) else { return nil }
         return entry._withUnsafeGuaranteedRef { entry -> Unmanaged<AnyObject>? in
             guard entry.lifetime == .graph else { return nil }
-            let identity = ResolutionContext.Identity(
-                entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
+            let identity = ResolutionContext.Identity(entry: ObjectIdentifier(entry))
             return running._withUnsafeGuaranteedRef { context in
                 context.graphInstancePosition(identity).map {
                     Unmanaged.passUnretained(context.graphInstanceBox(at: $0))
@@ -47,8 +46,7 @@ extension Container {
         -> FastPath
     {
         let path = retained._withUnsafeGuaranteedRef { entry -> FastPath in
-            let identity = ResolutionContext.Identity(
-                entry: ObjectIdentifier(entry), container: ObjectIdentifier(self))
+            let identity = ResolutionContext.Identity(entry: ObjectIdentifier(entry))
             if let running = threadReference._withUnsafeGuaranteedRef({ $0.context }) {
                 return running._withUnsafeGuaranteedRef { context -> FastPath in
                     guard (try? context.enterConstruction(entry, key: nil, identity: identity)) != nil else {
