@@ -454,6 +454,29 @@ import Testing
         #expect(error.path.last?.typeName == "Parent")
     }
 
+    @Test func aFailingBlockOfADependencyReportsThePathFromTheTopLevelRequest() throws {
+        // The block of B (which A's factory resolved) runs after A's factory returned; its
+        // errors still carry the path the contract asks for: from the top-level request down.
+        let container = Container(name: "root")
+        container.register(Top.self) { r in
+            _ = try r.resolve(A.self)
+            return Top()
+        }
+        container.register(A.self) { r in
+            _ = try r.resolve(B.self)
+            return A()
+        }
+        container.register(B.self) { _ in B() }.onResolved { _, _ in throw Boom("block") }
+        let thrown = try #require(throws: ResolutionError.self) { _ = try container.resolve(Top.self) }
+        #expect(thrown.kind.caseName == "factoryFailed")
+        #expect(thrown.pathDescriptions == ["Top", "A", "B"])
+
+        container.register(B.self) { _ in B() }.onResolved { r, _ in _ = try r.resolve(Child.self) }
+        let missing = try #require(throws: ResolutionError.self) { _ = try container.resolve(Top.self) }
+        #expect(missing.kind.caseName == "notRegistered")
+        #expect(missing.pathDescriptions == ["Top", "A", "B", "Child"])
+    }
+
     private final class Ping: @unchecked Sendable { var pong: Pong? }
     private final class Pong: @unchecked Sendable { var ping: Ping? }
 

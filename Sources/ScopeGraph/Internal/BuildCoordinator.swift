@@ -53,7 +53,7 @@ final class BuildCoordinator: Sendable {
             }
             context.waitingOn = owner
             context.waitingSlot = slot
-            context.waitPath = context.stack.keys + [key]
+            context.waitPath = context.pathKeys + [key]
             owner.waiters += 1
             lock.wait()
             owner.waiters -= 1
@@ -251,7 +251,7 @@ final class BuildCoordinator: Sendable {
     {
         let ownerPath = owner.waitPath
         let tail = ownerPath.firstIndex(of: key).map { Array(ownerPath[($0 + 1)...]) } ?? []
-        let path = context.stack.keys + [key] + tail
+        let path = context.pathKeys + [key] + tail
         return ResolutionError(kind: .circularDependency, key: key.serviceKey, path: path.map(\.serviceKey))
     }
 }

@@ -42,6 +42,9 @@ final class ResolutionContext: @unchecked Sendable {
     /// `unique` instance of an entry already in the chain would start the same blocks again,
     /// forever: that is a cycle, reported instead of looping.
     @exclusivity(unchecked) private var blockLineage: [(entry: ObjectIdentifier, key: Key, isUnique: Bool)] = []
+    /// While a block runs: the keys that were being built when its instance's factory
+    /// returned (see `Pending.ancestors`), which errors put before the stack's.
+    @exclusivity(unchecked) private var blockPath: [Key] = []
     /// Where the top-level request started, for suggestions in errors.
     /// Unretained: the caller of the top-level resolve holds the container for its duration,
     /// and retaining it (a weakly referenced object, so through its side table) would cost
@@ -103,6 +106,9 @@ final class ResolutionContext: @unchecked Sendable {
         let entry: AnyEntry
         /// The instances whose blocks led to this one, oldest first (see `blockLineage`).
         let lineage: [(entry: ObjectIdentifier, key: Key, isUnique: Bool)]
+        /// The keys that were being built when this instance's factory returned, from the
+        /// top-level request down (not including `key`): the path of its blocks' errors.
+        let ancestors: [Key]
         let run: () throws -> Void
     }
 
@@ -365,7 +371,7 @@ final class ResolutionContext: @unchecked Sendable {
             let resolver = Resolver(container: root)
             let sequence = Self.blockSequence.add(1, ordering: .relaxed).newValue
             pending.append(
-                Pending(sequence: sequence, key: key, entry: entry, lineage: blockLineage) {
+                Pending(sequence: sequence, key: key, entry: entry, lineage: blockLineage, ancestors: pathKeys) {
                     for block in blocks { try block(resolver, instance) }
                 })
         }
@@ -378,6 +384,10 @@ final class ResolutionContext: @unchecked Sendable {
         if let failure = error as? ResolutionError { return failure }
         return frameError(.factoryFailed(error), key)
     }
+
+    /// The path of the key being built, from the top-level request down: the stack's keys,
+    /// after the path of the instance whose block is running, if one is.
+    var pathKeys: [Key] { blockPath.isEmpty ? stack.keys : blockPath + stack.keys }
 
     /// Where this resolve holds the `graph` instance of `identity`, if it does.
     func graphInstancePosition(_ identity: Identity) -> Int? { graph.position(of: identity) }
@@ -465,9 +475,12 @@ final class ResolutionContext: @unchecked Sendable {
     func run(_ item: Pending) throws {
         stack.push(Frame(requestedKey: item.key, entry: item.entry, identity: nil))
         blockLineage = item.lineage + [(ObjectIdentifier(item.entry), item.key, item.entry.lifetime == .unique)]
+        let outerPath = blockPath
+        blockPath = item.ancestors
         defer {
             stack.pop()
             blockLineage = []
+            blockPath = outerPath
         }
         do {
             try item.run()
@@ -492,13 +505,13 @@ final class ResolutionContext: @unchecked Sendable {
         -> ResolutionError
     {
         ResolutionError(
-            kind: kind, key: key.serviceKey, path: (stack.keys + [key]).map(\.serviceKey),
+            kind: kind, key: key.serviceKey, path: (pathKeys + [key]).map(\.serviceKey),
             searched: searched, suggestions: suggestions)
     }
 
     /// An error about the key of the innermost frame (its factory or block failed).
     func frameError(_ kind: ResolutionError.Kind, _ key: Key) -> ResolutionError {
-        ResolutionError(kind: kind, key: key.serviceKey, path: stack.keys.map(\.serviceKey))
+        ResolutionError(kind: kind, key: key.serviceKey, path: pathKeys.map(\.serviceKey))
     }
 
     func missingError(_ key: Key, from start: Container) -> ResolutionError {
