@@ -85,6 +85,28 @@ import Testing
         #expect(world.app.description == expectedDescription)
     }
 
+    @Test func restoreUndoesBlocksAndForwardedTypesAddedToAnExistingRegistration() throws {
+        let app = Container(name: "app")
+        let blockRuns = Tally()
+        let widget = app.register(Widget.self) { _ in Widget("app") }
+        widget.onResolved { _, _ in blockRuns.increment() }
+        let expectedDescription = app.description
+        let snapshot = app.snapshot()
+
+        widget.onResolved { _, _ in blockRuns.increment() }
+        widget.implements(Widget.self, tag: "alias")
+        _ = try app.resolve(Widget.self)
+        #expect(blockRuns.value == 2, "both blocks run before restore")
+        #expect(try app.resolve(Widget.self, tag: "alias").label == "app")
+
+        let runsBeforeRestore = blockRuns.value
+        app.restore(snapshot)
+        _ = try app.resolve(Widget.self)
+        #expect(blockRuns.value == runsBeforeRestore + 1, "only the block added before the snapshot runs")
+        #expect(try app.resolveIfRegistered(Widget.self, tag: "alias") == nil)
+        #expect(app.description == expectedDescription)
+    }
+
     @Test func restoreEmptiesEveryCacheOfTheContainer() throws {
         let app = Container(name: "app")
         let builds = Tally()

@@ -5,16 +5,25 @@ package struct CapturedState: @unchecked Sendable {
     let registrations: [Key: Container.Registered]
     let nextSequence: Int
     let collaborators: [WeakContainer]
+    /// Each registration's forwarded keys and `onResolved` blocks at capture time: they live on
+    /// the registration, which a restore puts back as it is, so they are restored apart.
+    let extras: [(entry: AnyEntry, extras: AnyEntry.CapturedExtras)]
 }
 
 extension Container {
     /// This container's registrations and collaboration links, shared (no instance is copied).
     package func captureState() -> CapturedState {
-        state.withLock { state in
-            CapturedState(
-                registrations: state.registrations, nextSequence: state.nextSequence,
-                collaborators: state.collaborators)
+        let captured = state.withLock { state in
+            (registrations: state.registrations, nextSequence: state.nextSequence, collaborators: state.collaborators)
         }
+        var seen: Set<ObjectIdentifier> = []
+        let extras = captured.registrations.values.compactMap { registered -> (AnyEntry, AnyEntry.CapturedExtras)? in
+            guard seen.insert(ObjectIdentifier(registered.entry)).inserted else { return nil }
+            return (registered.entry, registered.entry.capturedExtras)
+        }
+        return CapturedState(
+            registrations: captured.registrations, nextSequence: captured.nextSequence,
+            collaborators: captured.collaborators, extras: extras.map { (entry: $0.0, extras: $0.1) })
     }
 
     /// Puts back exactly the captured registrations and links, and empties this container's
@@ -34,6 +43,8 @@ extension Container {
             link.value?.state.withLock { state in state.dependents.append(WeakContainer(self)) }
         }
         for slot in slots { slot.clear() }
+        // `implements` and `onResolved` calls made since the snapshot are undone.
+        for (entry, extras) in captured.extras { entry.restoreExtras(extras) }
         let restored = captured.registrations.values.map(\.entry)
         // Registrations replaced or removed since the snapshot come back to life.
         for entry in restored { entry.retirement.reinstate() }

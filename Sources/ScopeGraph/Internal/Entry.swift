@@ -65,6 +65,29 @@ package class AnyEntry: @unchecked Sendable {
         extras.withLock { extras in if !extras.forwardKeys.contains(key) { extras.forwardKeys.append(key) } }
     }
 
+    /// The forwarded keys and `onResolved` blocks as they are now, for a snapshot.
+    var capturedExtras: CapturedExtras {
+        guard let existing = existingExtras else { return CapturedExtras(forwardKeys: [], blocks: []) }
+        return existing.withLock { CapturedExtras(forwardKeys: $0.forwardKeys, blocks: $0.blocks) }
+    }
+
+    /// Puts back the forwarded keys and blocks a snapshot captured: `implements` and
+    /// `onResolved` calls made since are undone.
+    func restoreExtras(_ captured: CapturedExtras) {
+        if captured.forwardKeys.isEmpty, captured.blocks.isEmpty, existingExtras == nil { return }
+        extras.withLock { extras in
+            extras.forwardKeys = captured.forwardKeys
+            extras.blocks = captured.blocks
+            blockCount.store(extras.blocks.count, ordering: .releasing)
+        }
+    }
+
+    /// What `capturedExtras` returns and `restoreExtras` takes.
+    struct CapturedExtras {
+        let forwardKeys: [Key]
+        let blocks: [@Sendable (Resolver, Any) throws -> Void]
+    }
+
     /// The extras, when `implements` or `onResolved` created them.
     private var existingExtras: Locked<Extras>? {
         let bits = extrasBits.load(ordering: .acquiring)
