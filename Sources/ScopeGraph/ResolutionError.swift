@@ -61,7 +61,7 @@ public struct ResolutionError: Error, CustomStringConvertible, @unchecked Sendab
     /// A multi-line explanation: what failed, the path, the containers searched, suggestions.
     public var description: String {
         var lines = [headline]
-        if path.count > 1 || (path.first.map { $0 != key } ?? false) {
+        if !path.isEmpty {
             lines.append("  path: " + path.map(\.description).joined(separator: " -> "))
         }
         if !searched.isEmpty {
@@ -78,7 +78,7 @@ public struct ResolutionError: Error, CustomStringConvertible, @unchecked Sendab
         case .circularDependency:
             "ResolutionError: circular dependency: \(key) is requested while its own factory is still running."
         case .argumentMismatch:
-            "ResolutionError: \(key) is registered, but with other runtime argument types."
+            "ResolutionError: nothing is registered for \(key); \(ServiceKey(typeName: key.typeName, tag: key.tag)) is registered only with other runtime argument types."
         case .typeMismatch:
             "ResolutionError: the registration answering \(key) produced an instance that is not a \(key.typeName)."
         case .factoryFailed(let underlying):

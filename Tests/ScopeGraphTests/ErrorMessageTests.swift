@@ -40,6 +40,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             name: "nothing registered, nothing close",
             lines: [
                 "ResolutionError: nothing is registered for EDatabase.",
+                "  path: EDatabase",
                 "  searched: feature -> app",
                 "  suggestion: register it with feature.register(EDatabase.self) { r in … }.",
             ],
@@ -51,6 +52,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             name: "same type under another tag",
             lines: [
                 #"ResolutionError: nothing is registered for EDatabase[tag: "replica"]."#,
+                #"  path: EDatabase[tag: "replica"]"#,
                 "  searched: app",
                 #"  suggestion: 'app' registers EDatabase[tag: "primary"]: there is no fallback between tags; ask for tag "primary", or register EDatabase[tag: "replica"]."#,
                 "  suggestion: 'app' registers EDatabase: there is no fallback between tags; ask for it without a tag, or register EDatabase[tag: \"replica\"].",
@@ -64,7 +66,8 @@ struct MessageCase: Sendable, CustomStringConvertible {
         MessageCase(
             name: "other argument types",
             lines: [
-                "ResolutionError: ESession(String) is registered, but with other runtime argument types.",
+                "ResolutionError: nothing is registered for ESession(String); ESession is registered only with other runtime argument types.",
+                "  path: ESession(String)",
                 "  searched: app",
                 "  suggestion: 'app' registers ESession(Int, String): resolve it with arguments of exactly those types, in that order.",
             ],
@@ -76,7 +79,8 @@ struct MessageCase: Sendable, CustomStringConvertible {
         MessageCase(
             name: "registered without arguments, asked with",
             lines: [
-                "ResolutionError: ESession(Int) is registered, but with other runtime argument types.",
+                "ResolutionError: nothing is registered for ESession(Int); ESession is registered only with other runtime argument types.",
+                "  path: ESession(Int)",
                 "  searched: app",
                 "  suggestion: 'app' registers ESession without runtime arguments: resolve it without arguments.",
             ],
@@ -107,6 +111,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             name: "an unlinked sibling registers it",
             lines: [
                 "ResolutionError: nothing is registered for EAnalytics.",
+                "  path: EAnalytics",
                 "  searched: cart -> app",
                 "  suggestion: 'metrics' registers EAnalytics, but a lookup starting at 'cart' does not visit it: link them with cart.collaborate(with: metrics), or move EAnalytics to a common ancestor.",
             ],
@@ -121,6 +126,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             name: "an unlinked sibling registers the type under another tag",
             lines: [
                 "ResolutionError: nothing is registered for EAnalytics.",
+                "  path: EAnalytics",
                 "  searched: cart -> app",
                 #"  suggestion: 'metrics' registers EAnalytics[tag: "audit"], but a lookup starting at 'cart' does not visit it (and the tag or argument types differ too)."#,
             ],
@@ -135,6 +141,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             name: "another type with the same name",
             lines: [
                 "ResolutionError: nothing is registered for Thing.",
+                "  path: Thing",
                 "  searched: app",
                 "  suggestion: 'app' registers a different type that is also named Thing (from another module, or nested in another type): check which one is asked for.",
             ],
@@ -147,6 +154,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             name: "a similar type name",
             lines: [
                 "ResolutionError: nothing is registered for EDatabase.",
+                "  path: EDatabase",
                 "  searched: app",
                 "  suggestion: did you mean EDatabases? 'app' registers EDatabases.",
             ],
@@ -191,7 +199,8 @@ struct MessageCase: Sendable, CustomStringConvertible {
         MessageCase(
             name: "forwarded type does not conform",
             lines: [
-                "ResolutionError: the registration answering EProtocol produced an instance that is not a EProtocol."
+                "ResolutionError: the registration answering EProtocol produced an instance that is not a EProtocol.",
+                "  path: EProtocol",
             ],
             resolve: {
                 let app = Container(name: "app")
