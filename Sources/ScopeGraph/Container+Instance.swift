@@ -24,9 +24,10 @@ extension Container {
     }
 }
 
-/// An instance handed to `register(instance:)`.
-private struct KeptInstance<T>: @unchecked Sendable {
+/// An instance handed to `register(instance:)` (of a container or an override scope).
+package struct KeptInstance<T>: @unchecked Sendable {
     // @unchecked: the value is only read, and handed out to resolvers on any thread exactly as
     // the container hands out a singleton it built.
-    let value: T
+    package let value: T
+    package init(value: T) { self.value = value }
 }

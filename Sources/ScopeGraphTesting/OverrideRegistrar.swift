@@ -64,6 +64,25 @@ public struct OverrideRegistrar {
         let key = Key(T.self, tag: tag, arguments: Key.argumentTypes(repeat (each A).self))
         return container.makeRegistration(key, lifetime: lifetime, factory: .unpacking(factory), in: recorder)
     }
+
+    /// Overrides the registration of `type` (and `tag`) with an object that already exists, as
+    /// `Container.register(_:tag:instance:)` does: every resolve inside the scope returns
+    /// `instance`.
+    ///
+    /// ```swift
+    /// let api = FakeAPI()
+    /// try app.withOverrides({ $0.register((any API).self, instance: api) }) { … }
+    /// ```
+    /// - Parameters:
+    ///   - type: The type to answer for; the instance's static type when omitted.
+    ///   - tag: The tag of the key to override, or `nil` for the untagged key.
+    ///   - instance: The fake to hand out; the scope keeps it until it ends.
+    /// - Returns: The registration, for `implements` and `onResolved`.
+    @discardableResult
+    public func register<T>(_ type: T.Type = T.self, tag: ServiceTag? = nil, instance: T) -> Registration<T> {
+        let kept = KeptInstance(value: instance)
+        return register(type, tag: tag, lifetime: .singleton) { _ in kept.value }
+    }
 }
 
 /// Forwards registrations to a scope's override store while the scope is being set up, and

@@ -14,6 +14,18 @@ import Testing
         #expect(try fixture.container.resolve((any API).self).name == "real")
     }
 
+    @Test func anExistingInstanceOverridesARegistration() throws {
+        let fixture = ProfileFixture()
+        let fake = FakeAPI("given")
+        let seen = try fixture.container.withOverrides {
+            $0.register((any API).self, instance: fake)
+        } operation: {
+            [try fixture.container.resolve((any API).self), try fixture.container.resolve(Profile.self).api]
+        }
+        #expect(seen.allSatisfy { $0 === fake })
+        #expect(try fixture.container.resolve((any API).self).name == "real")
+    }
+
     @Test func theOperationsResultIsReturned() async throws {
         let container = Container(name: "app")
         let sync = container.withOverrides { _ in
