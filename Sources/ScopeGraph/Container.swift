@@ -39,14 +39,14 @@ public final class Container: Sendable {
     let isTransparent = Atomic<Bool>(true)
 
     struct State {
-        var registrations: [Key: Registered] = [:]
+        var registrations = [Key: Registered]()
         var nextSequence = 0
         var collaborators: [WeakContainer] = []
         /// Containers that collaborate with this one (reverse links), for cache invalidation.
         var dependents: [WeakContainer] = []
         var children = ChildList()
         /// Lookups that started here and are not yet in the memo snapshot.
-        var pendingLookups: [Key: MemoRecord] = [:]
+        var pendingLookups = [Key: MemoRecord]()
         var memoCount = 0
         var generation: UInt64 = 0
         /// `perContainer` instances whose top-level resolve started here, by entry.

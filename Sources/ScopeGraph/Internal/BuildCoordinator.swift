@@ -23,7 +23,8 @@ final class BuildCoordinator: Sendable {
         if context.group == nil { context.group = ResolutionGroup(context) }
         while true {
             if let error = context.group.error { throw error }
-            if let value = slot.publishedAny() { return value }
+            // Most slots taken here are empty: skip the protected read of an empty box.
+            if slot.box.load(ordering: .acquiring) != 0, let value = slot.publishedAny() { return value }
             guard let owner = slot.builder else {
                 slot.builder = context
                 slot.phase = .constructing
@@ -146,14 +147,16 @@ final class BuildCoordinator: Sendable {
     /// boxes, weakly held instances) goes to `graveyard`, for release after unlocking.
     private func publish(_ member: ResolutionContext, into graveyard: inout [Any]) {
         for slot in member.ownedSlots where slot.builder === member {
-            if case .built(let value, let box) = slot.phase {
+            if case .built(_, let box) = slot.phase {
                 slot.publish(box, into: &graveyard)
-                if slot.isWeak { graveyard.append(value) }
+                // A weak slot's box does not keep the instance: it is released after unlocking.
+                if slot.isWeak, case .built(let value, _) = slot.phase { graveyard.append(value) }
             }
             slot.builder = nil
             slot.phase = .constructing
         }
-        member.ownedSlots.removeAll(keepingCapacity: true)
+        // Usually one slot: popping is cheaper than a general removal, and keeps the storage.
+        while !member.ownedSlots.isEmpty { member.ownedSlots.removeLast() }
     }
 
     /// Runs blocks of the group's members with the lock released, each with its owner's
