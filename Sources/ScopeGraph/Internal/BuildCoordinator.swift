@@ -27,19 +27,18 @@ final class BuildCoordinator: Sendable {
             if slot.box.load(ordering: .acquiring) != 0, let value = slot.publishedAny() { return value }
             guard let owner = slot.builder else {
                 slot.builder = context
-                slot.phase = .constructing
                 context.ownedSlots.append(slot)
                 return nil
             }
             if owner === context {
-                if case .built(let value, _) = slot.phase { return value }
+                if slot.builtBox != nil { return slot.builtAny() }
                 throw context.error(.circularDependency, key)
             }
-            if owner.group === context.group, case .built(let value, _) = slot.phase { return value }
+            if owner.group === context.group, slot.builtBox != nil { return slot.builtAny() }
             if let cycle = waitCycle(from: owner, to: context) {
                 merge(cycle + [context])
                 lock.broadcast()
-                if case .built(let value, _) = slot.phase { return value }
+                if slot.builtBox != nil { return slot.builtAny() }
                 // Now in one group, a member that waits for an instance already built can read
                 // it and go on: those waits came from publication being delayed, not from a
                 // dependency cycle. Only if a cycle of waits remains without them is this a
@@ -63,10 +62,13 @@ final class BuildCoordinator: Sendable {
         }
     }
 
-    /// Records that the owner's factory for `slot` returned `value` (not yet published).
-    func built(_ slot: AnySlot, value: Any, box: AnyObject?) {
+    /// Records that the owner's factory for `slot` returned the instance `box` publishes (not
+    /// yet published); `object` is the instance itself for a weak slot, whose box does not
+    /// keep it.
+    func built(_ slot: AnySlot, box: AnyObject, keeping object: AnyObject?) {
         lock.withLock {
-            slot.phase = .built(value, box: box)
+            slot.builtBox = box
+            slot.builtObject = object
             lock.broadcast()
         }
     }
@@ -76,7 +78,8 @@ final class BuildCoordinator: Sendable {
         lock.withLock {
             if slot.builder === context {
                 slot.builder = nil
-                slot.phase = .constructing
+                slot.builtBox = nil
+                slot.builtObject = nil
             }
             context.ownedSlots.removeAll { $0 === slot }
             lock.broadcast()
@@ -147,13 +150,16 @@ final class BuildCoordinator: Sendable {
     /// boxes, weakly held instances) goes to `graveyard`, for release after unlocking.
     private func publish(_ member: ResolutionContext, into graveyard: inout [Any]) {
         for slot in member.ownedSlots where slot.builder === member {
-            if case .built(_, let box) = slot.phase {
+            if let box = slot.builtBox {
                 slot.publish(box, into: &graveyard)
+                slot.builtBox = nil
                 // A weak slot's box does not keep the instance: it is released after unlocking.
-                if slot.isWeak, case .built(let value, _) = slot.phase { graveyard.append(value) }
+                if let object = slot.builtObject {
+                    graveyard.append(object)
+                    slot.builtObject = nil
+                }
             }
             slot.builder = nil
-            slot.phase = .constructing
         }
         // Usually one slot: popping is cheaper than a general removal, and keeps the storage.
         while !member.ownedSlots.isEmpty { member.ownedSlots.removeLast() }
@@ -203,9 +209,11 @@ final class BuildCoordinator: Sendable {
     /// for the caller to release after unlocking.
     private func release(_ context: ResolutionContext, into graveyard: inout [Any]) {
         for slot in context.ownedSlots where slot.builder === context {
-            if case .built(let value, _) = slot.phase { graveyard.append(value) }
+            if let box = slot.builtBox { graveyard.append(box) }
+            if let object = slot.builtObject { graveyard.append(object) }
+            slot.builtBox = nil
+            slot.builtObject = nil
             slot.builder = nil
-            slot.phase = .constructing
         }
         context.ownedSlots = []
     }

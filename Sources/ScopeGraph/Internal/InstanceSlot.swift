@@ -8,25 +8,23 @@ import Synchronization
 /// building, and the built-but-unpublished instance) is guarded by `BuildCoordinator.lock`.
 @usableFromInline
 class AnySlot: @unchecked Sendable {
-    // @unchecked: `builder` and `phase` are only touched with `BuildCoordinator.shared.lock`
+    // @unchecked: `builder`, `builtBox` and `builtObject` are only touched with `BuildCoordinator.shared.lock`
     // held; the published box is swapped atomically and read under `Reclamation.read`, and a
     // box is immutable (a weak box's reference is thread-safe) and released only after
     // `Reclamation.synchronize()`.
     @exclusivity(unchecked) var builder: ResolutionContext?
-    @exclusivity(unchecked) var phase: BuildPhase = .constructing
+    /// Set when the builder's factory returned: the box ready to publish, which holds the
+    /// instance (not yet published). `nil` while the factory runs, or nobody builds.
+    @exclusivity(unchecked) var builtBox: AnyObject?
+    /// For a weak slot, whose box does not keep its instance: the instance, kept until it is
+    /// published.
+    @exclusivity(unchecked) var builtObject: AnyObject?
     /// A `weakSingleton` slot: its published box does not keep the instance alive.
     @usableFromInline let isWeak: Bool
     /// The published box (retained, as bits; 0 for none): a `StrongBox<T>`, or a `WeakBox`
     /// when `isWeak`.
     @usableFromInline let box = Atomic<Int>(0)
     private let retirement: Retirement
-
-    enum BuildPhase {
-        case constructing
-        /// The factory returned: the instance, and the box ready to publish it (`nil` for a
-        /// weakly held value type, which is never kept).
-        case built(Any, box: AnyObject?)
-    }
 
     init(weak isWeak: Bool, retirement: Retirement) {
         self.isWeak = isWeak
@@ -40,6 +38,10 @@ class AnySlot: @unchecked Sendable {
 
     /// The published instance, erased. Call with the coordinator lock held or not.
     func publishedAny() -> Any? { fatalError("AnySlot is abstract: use Slot<T>") }
+
+    /// The built, unpublished instance, erased. Call with the coordinator lock held, when
+    /// `builtBox` is set.
+    func builtAny() -> Any { fatalError("AnySlot is abstract: use Slot<T>") }
 
     /// The published box, retained, or `nil`.
     final func loadBox() -> AnyObject? {
@@ -119,6 +121,11 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         }
         guard let box = publishedBox() else { return nil }
         return box.read()
+    }
+
+    override func builtAny() -> Any {
+        if isWeak { return builtObject! as! T }
+        return (reinterpret(builtBox!) as StrongBox<T>).read()
     }
 
     /// The box that publishes `value`: made here, in the slot's own (generic) code, so that

@@ -74,7 +74,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// of its own group: woken, it reads the instance and goes on, so its wait blocks nobody
     /// (coordinator lock held).
     var canReadWhatItWaitsFor: Bool {
-        guard let slot = waitingSlot, case .built = slot.phase, let owner = waitingOn else { return false }
+        guard let slot = waitingSlot, slot.builtBox != nil, let owner = waitingOn else { return false }
         return owner.group === group
     }
 
@@ -447,7 +447,9 @@ final class ResolutionContext: @unchecked Sendable {
             BuildCoordinator.shared.abandon(slot, by: self)
             return value
         }
-        BuildCoordinator.shared.built(slot, value: value, box: box)
+        // A weak slot's box holds its instance weakly: the instance is kept apart until published.
+        let object = slot.isWeak ? (reinterpret(box) as WeakBox).object : nil
+        BuildCoordinator.shared.built(slot, box: box, keeping: object)
         return value
     }
 
