@@ -37,6 +37,9 @@ public final class Container: Sendable {
     /// building its own (a request-scope child costs no lookup walks). Updated with every
     /// invalidation of this container's lookups, which follows every such change.
     let isTransparent = Atomic<Bool>(true)
+    /// The retained `OwnerLink` this container's registrations share, as bits (0 until the
+    /// first registration makes it).
+    let ownerLinkBits = Atomic<Int>(0)
 
     struct State {
         var registrations = [Key: Registered]()
@@ -84,6 +87,7 @@ public final class Container: Sendable {
     deinit {
         let bits = memo.load(ordering: .sequentiallyConsistent)
         if bits != 0 { Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+        releaseOwnerLink()
         if let parent = parentReference {
             let id = ObjectIdentifier(self)
             // Unretained: this container kept its parent alive until now.

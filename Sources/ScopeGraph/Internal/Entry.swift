@@ -3,13 +3,21 @@ import Synchronization
 /// A registration as the container stores it: key, lifetime, factory, owner, blocks.
 @usableFromInline
 package class AnyEntry: @unchecked Sendable {
-    // @unchecked: every stored property is immutable after init, except the atomics and
-    // `owner`, a weak reference written only in init (weak loads are thread-safe in the Swift
-    // runtime); forwarded keys and blocks live in `Extras`, behind its own lock.
+    // @unchecked: every stored property is immutable after init, except the atomics;
+    // forwarded keys and blocks live in `Extras`, behind its own lock.
+    //
+    // The fields are in this order so that an entry fits in 120 bytes (one small allocation
+    // that glibc recycles quickly) and a resolve reads key, lifetime and factory from its
+    // first two cache lines.
     let key: Key
     let lifetime: Lifetime
-    weak var owner: Container?
-    let ownerName: String
+    /// Set by the first lookup this entry answered from its own container (see
+    /// `Container.lookup`).
+    private let lookedUp = Atomic<Bool>(false)
+    /// How many `onResolved` blocks there are, readable without the lock.
+    private let blockCount = Atomic<UInt32>(0)
+    /// The owning container (weakly) and its name, shared with its other registrations.
+    private let ownerLink: OwnerLink
     /// Forwarded keys and `onResolved` blocks: a retained `Locked<Extras>` as bits, created by
     /// the first `implements` or `onResolved` and then kept until deinit; 0 while there is none,
     /// so a plain registration allocates no lock.
@@ -18,22 +26,21 @@ package class AnyEntry: @unchecked Sendable {
         var forwardKeys: [Key] = []
         var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
     }
-    /// How many `onResolved` blocks there are, readable without the lock.
-    private let blockCount = Atomic<Int>(0)
     /// The `Retirement` shared with the slots, created on first use (retained, as bits), or,
     /// while there is none, whether the registration is retired: 0 live, 1 retired.
     private let retirementBits = Atomic<Int>(0)
-    /// Set by the first lookup this entry answered from its own container (see
-    /// `Container.lookup`).
-    private let lookedUp = Atomic<Bool>(false)
 
     init(key: Key, lifetime: Lifetime, owner: borrowing Container, retirement: Retirement? = nil) {
         self.key = key
         self.lifetime = lifetime
-        self.owner = copy owner
-        self.ownerName = owner.name
+        self.ownerLink = owner.ownerLink
         if let retirement { retirementBits.store(Self.bits(of: retirement), ordering: .relaxed) }
     }
+
+    /// The container that owns this registration, or `nil` once it is deallocated.
+    var owner: Container? { ownerLink.container }
+    /// The owning container's name, known after it is deallocated too.
+    var ownerName: String { ownerLink.name }
 
     deinit {
         let extras = extrasBits.load(ordering: .acquiring)
@@ -50,7 +57,7 @@ package class AnyEntry: @unchecked Sendable {
     func addErasedBlock(_ block: @escaping @Sendable (Resolver, Any) throws -> Void) {
         extras.withLock { extras in
             extras.blocks.append(block)
-            blockCount.store(extras.blocks.count, ordering: .releasing)
+            blockCount.store(UInt32(extras.blocks.count), ordering: .releasing)
         }
     }
 
@@ -78,7 +85,7 @@ package class AnyEntry: @unchecked Sendable {
         extras.withLock { extras in
             extras.forwardKeys = captured.forwardKeys
             extras.blocks = captured.blocks
-            blockCount.store(extras.blocks.count, ordering: .releasing)
+            blockCount.store(UInt32(extras.blocks.count), ordering: .releasing)
         }
     }
 
@@ -195,12 +202,22 @@ package enum Factory<T>: Sendable {
     case withArguments(@Sendable (Resolver, Arguments) throws -> T)
 }
 
+/// The factory of a registration with runtime arguments, boxed so that a plain entry spends one
+/// word on it.
+@usableFromInline
+final class ArgumentFactory<T>: Sendable {
+    @usableFromInline let body: @Sendable (Resolver, Arguments) throws -> T
+    init(_ body: @escaping @Sendable (Resolver, Arguments) throws -> T) { self.body = body }
+}
+
 @usableFromInline
 final class Entry<T>: AnyEntry, @unchecked Sendable {
     // @unchecked: see AnyEntry.
-    @usableFromInline let factory: Factory<T>
-    /// The factory as called for an argument-free key (the inlined path), outside the enum.
+    /// The factory as called for an argument-free key (the inlined path).
     @usableFromInline let callWithoutArguments: @Sendable (Resolver) throws -> T
+    /// The factory of a registration with runtime arguments; `nil` for a plain one (most), so
+    /// that a plain entry stores its factory once.
+    @usableFromInline let argumentFactory: ArgumentFactory<T>?
     let slot: Slot<T>?
     /// The metatypes of this entry's slots and boxes, looked up once here (not for `unique`,
     /// which never needs them): generic code that is not specialized would otherwise look
@@ -215,10 +232,13 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     }
 
     init(key: Key, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
-        self.factory = factory
         switch factory {
-        case .plain(let body): callWithoutArguments = body
-        case .withArguments(let body): callWithoutArguments = { resolver in try body(resolver, Arguments()) }
+        case .plain(let body):
+            callWithoutArguments = body
+            argumentFactory = nil
+        case .withArguments(let body):
+            callWithoutArguments = { resolver in try body(resolver, Arguments()) }
+            argumentFactory = ArgumentFactory(body)
         }
         guard lifetime.isOwnerRooted else {
             if lifetime == .unique {
@@ -307,7 +327,7 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     /// Calls the factory.
     @inlinable
     func make(_ resolver: Resolver, _ arguments: Arguments?) throws -> T {
-        guard case .withArguments(let body) = factory, let arguments else { return try callWithoutArguments(resolver) }
-        return try body(resolver, arguments)
+        guard let argumentFactory, let arguments else { return try callWithoutArguments(resolver) }
+        return try argumentFactory.body(resolver, arguments)
     }
 }
