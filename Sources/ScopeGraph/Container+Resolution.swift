@@ -50,10 +50,19 @@ extension Container: Resolving, ResolutionEntryPoint {
         case .shared(let box):
             // The entry answered for `T` as its own type, so its box is a `StrongBox<T>`.
             return Unmanaged<StrongBox<T>>.fromOpaque(box.toOpaque())._withUnsafeGuaranteedRef { $0.value }
+        case .found(let entry):
+            return try resolveFound(entry, as: type)
         case .general:
             break
         }
         return try resolveInContext(type, tag: tag)
+    }
+
+    /// The general path for the registration the memo found for `T`'s own key (retained;
+    /// released here).
+    @usableFromInline
+    func resolveFound<T>(_ entry: Unmanaged<AnyEntry>, as type: T.Type) throws -> T {
+        try ResolutionContext.resolve(found: entry.takeRetainedValue(), as: T.self, from: self)
     }
 
     /// Everything but the fast path: joins the resolve in progress on this thread or starts one.

@@ -49,26 +49,47 @@ package final class Lock: @unchecked Sendable {
 /// A value reachable only while holding its lock: a pthread mutex (which ThreadSanitizer
 /// understands; it does not see the happens-before edges of Synchronization's `Mutex` on
 /// Linux), without the condition variable of `Lock`, usable with state that is not `Sendable`.
-package final class Locked<State>: @unchecked Sendable {
-    // @unchecked: `state` is only reachable inside `withLock`, under the mutex; the mutex is
-    // heap-allocated, never moved, and only touched through pthread calls.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// No dynamic exclusivity check: the mutex already makes every access exclusive (a nested
-    /// `withLock` on the same value would deadlock before it could overlap).
-    @exclusivity(unchecked) private var state: State
+///
+/// A reference to one `LockedBuffer`: copies share the state and the mutex.
+package struct Locked<State>: @unchecked Sendable {
+    // @unchecked: the state is only reachable inside `withLock`, under the mutex.
+    let buffer: LockedBuffer<State>
 
-    package init(_ state: State) {
-        self.state = state
-        mutex = makeMutex()
-    }
+    /// A lock around `state` (made in place, not copied).
+    package init(_ state: @autoclosure () -> State) { buffer = LockedBuffer.make(state) }
 
-    deinit { destroyMutex(mutex) }
+    /// The lock of `buffer` (one that `Locked` made).
+    init(buffer: LockedBuffer<State>) { self.buffer = buffer }
 
+    /// Runs `body` with the state, under the mutex. No dynamic exclusivity check: the mutex
+    /// already makes every access exclusive (a nested `withLock` on the same value would
+    /// deadlock before it could overlap).
     @inline(__always)
     package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&state)
+        try buffer.withUnsafeMutablePointers { state, mutex in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&state.pointee)
+        }
+    }
+}
+
+/// The storage of a `Locked`: one allocation holds both, the state as the buffer's header and
+/// the mutex as its one element, which never moves (a container costs one allocation less than
+/// with a mutex of its own).
+final class LockedBuffer<State>: ManagedBuffer<State, pthread_mutex_t> {
+    static func make(_ state: () -> State) -> LockedBuffer<State> {
+        let buffer = unsafeDowncast(create(minimumCapacity: 1) { _ in state() }, to: LockedBuffer<State>.self)
+        buffer.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            let result = pthread_mutex_init(mutex, nil)
+            precondition(result == 0, "pthread_mutex_init failed with \(result)")
+        }
+        return buffer
+    }
+
+    deinit {
+        _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
     }
 }
 

@@ -153,13 +153,14 @@ extension Container {
             // under this container's lock, so outside the protected read: a writer may wait
             // for readers with that lock held. The entry stays retained while its identity is
             // the key (freed, its address could come back as another registration's), and the
-            // slot until the read ends. No slot yet (the first resolve here): the general path
-            // builds it.
+            // slot until the read ends.
             let retained = entry.retain()
             thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
             let found = state.withLock { $0.perContainer[ObjectIdentifier(retained.takeUnretainedValue())] }
+            // No slot yet (the first resolve here): the general path builds it, from the
+            // registration the memo found (looking it up again would find the same).
+            guard let slot = found else { return .found(retained) }
             retained.release()
-            guard let slot = found else { return .general }
             thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
             return .cached(FastRead(thread: thread, slot: Unmanaged.passRetained(slot), retained: true))
         case .uncached(let entry):
@@ -233,6 +234,9 @@ enum FastPath {
     /// The instance, in its `StrongBox<T>`, that the resolve in progress holds (unretained:
     /// the resolve keeps it until it ends).
     case shared(Unmanaged<AnyObject>)
+    /// The registration of the requested key, of the requested type, which the general path
+    /// produces without looking it up again (retained: the caller releases it).
+    case found(Unmanaged<AnyEntry>)
     case general
 }
 

@@ -235,6 +235,14 @@ final class ResolutionContext: @unchecked Sendable {
         try withContext { try $0.resolve(key, as: type, from: start, arguments: arguments) }
     }
 
+    /// Resolves `entry`, the registration a lookup from `start` finds for its own key.
+    static func resolve<T>(found entry: AnyEntry, as type: T.Type, from start: Container) throws -> T {
+        try withContext { context in
+            context.noteTopLevelStart(start)
+            return try context.produce(entry, Request(key: entry.key, start: start, arguments: nil), as: T.self)
+        }
+    }
+
     static func resolveIfRegistered<T>(_ key: Key, as type: T.Type, from start: Container) throws -> T? {
         do {
             return try withContext { context in
