@@ -27,13 +27,14 @@ struct ChildList {
     }
 
     mutating func add(_ child: Container) {
-        let link = WeakContainer(child)
         if many != nil {
-            many![link.id] = (nextSequence, link)
+            many![ObjectIdentifier(child)] = (nextSequence, WeakContainer(child))
             nextSequence += 1
         } else if few.count < Self.fewLimit {
-            few.append(link)
+            // Made in place: a weak reference copied and dropped costs two side-table updates.
+            few.append(WeakContainer(child))
         } else {
+            let link = WeakContainer(child)
             var table: [ObjectIdentifier: (sequence: Int, child: WeakContainer)] = [:]
             table.reserveCapacity(Self.fewLimit * 2)
             for existing in few {

@@ -44,7 +44,7 @@ package class AnyEntry: @unchecked Sendable {
 
     deinit {
         let extras = extrasBits.load(ordering: .acquiring)
-        if extras != 0 { Unmanaged<LockedBuffer<Extras>>.fromOpaque(UnsafeRawPointer(bitPattern: extras)!).release() }
+        if extras != 0 { Unmanaged<Locked<Extras>>.fromOpaque(UnsafeRawPointer(bitPattern: extras)!).release() }
         let retirement = retirementBits.load(ordering: .acquiring)
         if retirement > 1 { Unmanaged<Retirement>.fromOpaque(UnsafeRawPointer(bitPattern: retirement)!).release() }
     }
@@ -98,20 +98,19 @@ package class AnyEntry: @unchecked Sendable {
     /// The extras, when `implements` or `onResolved` created them.
     private var existingExtras: Locked<Extras>? {
         let bits = extrasBits.load(ordering: .acquiring)
-        guard bits != 0 else { return nil }
-        return Locked(buffer: Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue())
+        return bits == 0 ? nil : Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
     /// The extras, created on first use (once: a thread that loses the race drops its own).
     private var extras: Locked<Extras> {
         if let existing = existingExtras { return existing }
         let made = Locked(Extras())
-        let bits = Self.bits(of: made.buffer)
+        let bits = Self.bits(of: made)
         let (exchanged, current) = extrasBits.compareExchange(
             expected: 0, desired: bits, ordering: .acquiringAndReleasing)
         if exchanged { return made }
-        Unmanaged.passUnretained(made.buffer).release()
-        return Locked(buffer: Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue())
+        Unmanaged.passUnretained(made).release()
+        return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
     }
 
     /// Shared by this registration and all its slots; created on first use, retired already

@@ -1,3 +1,5 @@
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -46,50 +48,84 @@ package final class Lock: @unchecked Sendable {
     }
 }
 
-/// A value reachable only while holding its lock: a pthread mutex (which ThreadSanitizer
-/// understands; it does not see the happens-before edges of Synchronization's `Mutex` on
-/// Linux), without the condition variable of `Lock`, usable with state that is not `Sendable`.
+/// A value reachable only while holding its lock, usable with state that is not `Sendable`.
 ///
-/// A reference to one `LockedBuffer`: copies share the state and the mutex.
-package struct Locked<State>: @unchecked Sendable {
-    // @unchecked: the state is only reachable inside `withLock`, under the mutex.
-    let buffer: LockedBuffer<State>
+/// The lock is one word in the same object as the state: taking and releasing it uncontended
+/// is one atomic instruction each, inlined, with no call into the C library and no separate
+/// allocation (every container has one of these). A thread that finds it taken spins briefly,
+/// then sleeps on a `ParkingLot` condition variable until the holder lets go (the classic
+/// three-state futex mutex, with a pthread condition variable for the futex).
+///
+/// Not Synchronization's `Mutex`: on Linux its contended path runs in the library, which
+/// ThreadSanitizer does not see, so it reports races that are not there. Every atomic
+/// operation here is compiled into this module, where ThreadSanitizer sees the acquire and
+/// release edges.
+package final class Locked<State>: @unchecked Sendable {
+    // @unchecked: `state` is only reachable inside `withLock`, with `word` held.
 
-    /// A lock around `state` (made in place, not copied).
-    package init(_ state: @autoclosure () -> State) { buffer = LockedBuffer.make(state) }
+    /// 0 unlocked, 1 locked, 2 locked and a thread may be sleeping for it.
+    private let word = Atomic<UInt32>(0)
+    /// No dynamic exclusivity check: the lock already makes every access exclusive (a nested
+    /// `withLock` on the same value would deadlock before it could overlap).
+    @exclusivity(unchecked) private var state: State
 
-    /// The lock of `buffer` (one that `Locked` made).
-    init(buffer: LockedBuffer<State>) { self.buffer = buffer }
+    package init(_ state: State) { self.state = state }
 
-    /// Runs `body` with the state, under the mutex. No dynamic exclusivity check: the mutex
-    /// already makes every access exclusive (a nested `withLock` on the same value would
-    /// deadlock before it could overlap).
+    /// True while the lock is taken and a thread may be sleeping for it (for tests).
+    var isWanted: Bool { word.load(ordering: .relaxed) == 2 }
+
+    /// Runs `body` with the state, under the lock.
     @inline(__always)
     package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        try buffer.withUnsafeMutablePointers { state, mutex in
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
-            return try body(&state.pointee)
+        if !word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged { lockContended() }
+        defer { if word.exchange(0, ordering: .releasing) == 2 { ParkingLot.wakeAll(for: self) } }
+        return try body(&state)
+    }
+
+    @inline(never)
+    private func lockContended() {
+        // Critical sections here are short (no user code runs under these locks): the holder
+        // is usually done within a few hundred instructions.
+        for _ in 0..<100 where word.load(ordering: .relaxed) == 0 {
+            if word.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged { return }
+        }
+        ParkingLot.sleep(for: self) {
+            // Marks the lock as wanted whether or not it is free: taking it this way leaves it
+            // at 2, so its release wakes the lot once more than needed, never once too few.
+            word.exchange(2, ordering: .acquiring) == 0
         }
     }
 }
 
-/// The storage of a `Locked`: one allocation holds both, the state as the buffer's header and
-/// the mutex as its one element, which never moves (a container costs one allocation less than
-/// with a mutex of its own).
-final class LockedBuffer<State>: ManagedBuffer<State, pthread_mutex_t> {
-    static func make(_ state: () -> State) -> LockedBuffer<State> {
-        let buffer = unsafeDowncast(create(minimumCapacity: 1) { _ in state() }, to: LockedBuffer<State>.self)
-        buffer.withUnsafeMutablePointerToElements { mutex in
-            mutex.initialize(to: pthread_mutex_t())
-            let result = pthread_mutex_init(mutex, nil)
-            precondition(result == 0, "pthread_mutex_init failed with \(result)")
-        }
-        return buffer
+/// Where threads sleep while a `Locked` is taken: a few condition variables shared by all the
+/// locks, picked by the lock's address. A thread that finds a lock taken marks it wanted and
+/// sleeps with its lot's mutex released atomically; a thread releasing a wanted lock takes the
+/// same mutex to wake the lot, so no wake-up is lost between the mark and the sleep. A wake-up
+/// meant for another lock of the same lot only makes its sleepers check again.
+enum ParkingLot {
+    private static let lots = (0..<64).map { _ in Lock() }
+
+    /// The lot of `object`: its address bits above the allocation alignment.
+    private static func lot(for object: AnyObject) -> Lock {
+        lots[Int((UInt(bitPattern: Int(bitPattern: ObjectIdentifier(object))) >> 4) & 63)]
     }
 
-    deinit {
-        _ = withUnsafeMutablePointerToElements { pthread_mutex_destroy($0) }
+    /// Sleeps on the lot of `object` until `tryAcquire`, called with the lot's mutex held,
+    /// returns true.
+    static func sleep(for object: AnyObject, until tryAcquire: () -> Bool) {
+        let lot = lot(for: object)
+        lot.lock()
+        while !tryAcquire() { lot.wait() }
+        lot.unlock()
+    }
+
+    /// Wakes every thread sleeping on the lot of `object`.
+    @inline(never)
+    static func wakeAll(for object: AnyObject) {
+        let lot = lot(for: object)
+        lot.lock()
+        lot.broadcast()
+        lot.unlock()
     }
 }
 
