@@ -120,8 +120,11 @@ extension Container {
     func beginFastPath(ofType type: Any.Type) -> FastPath {
         guard !ScopeActivity.mayBeActive else { return .general }
         let thread = ThreadState.currentUnmanaged
+        let (owner, isSelf) = memoOwner()
+        guard Self.hasSnapshot(owner) else { return firstLookupFastPath(Key(type, tag: nil), on: thread) }
         thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
-        return fastPath(memoizedMatch(ofType: ObjectIdentifier(type)), on: thread) { Key(type, tag: nil) }
+        let match = Self.snapshotMatch(owner) { $0.findSimple(ofType: ObjectIdentifier(type), perContainerToo: isSelf) }
+        return fastPath(match, on: thread) { Key(type, tag: nil) }
     }
 
     /// `beginFastPath(ofType:)` for the key of `type` and `tag` (without arguments): a tagged
@@ -131,9 +134,11 @@ extension Container {
         guard !ScopeActivity.mayBeActive else { return .general }
         let tagHash = tag.nameHash
         let thread = ThreadState.currentUnmanaged
+        let (owner, isSelf) = memoOwner()
+        guard Self.hasSnapshot(owner) else { return firstLookupFastPath(Key(type, tag: tag), on: thread) }
         thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
-        let match = memoOwnerSnapshot { snapshot, isSelf in
-            snapshot.findTagged(ofType: ObjectIdentifier(type), tag: tag, tagHash: tagHash, perContainerToo: isSelf)
+        let match = Self.snapshotMatch(owner) {
+            $0.findTagged(ofType: ObjectIdentifier(type), tag: tag, tagHash: tagHash, perContainerToo: isSelf)
         }
         return fastPath(match, on: thread) { Key(type, tag: tag) }
     }
@@ -199,28 +204,25 @@ extension Container {
         return beginUncachedConstruction(retained, on: thread)
     }
 
-    /// The memo's answer for `type`'s simple key: this container's own memo, or (for a
-    /// transparent container) its parent's, where `perContainer` slots belong to the parent
-    /// and are skipped. Call inside `Reclamation.read`.
+    /// Whether `owner` has a memo snapshot. Read before opening a protected read: a container
+    /// whose keys are all still in their first lookups (no snapshot yet) has nothing to protect,
+    /// and its resolves skip the announcement's full barrier.
     @inline(__always)
-    private func memoizedMatch(ofType type: ObjectIdentifier) -> MemoSnapshot.SimpleMatch {
-        memoOwnerSnapshot { snapshot, isSelf in snapshot.findSimple(ofType: type, perContainerToo: isSelf) }
+    private static func hasSnapshot(_ owner: Unmanaged<Container>) -> Bool {
+        owner._withUnsafeGuaranteedRef { $0.memo.load(ordering: .relaxed) != 0 }
     }
 
-    /// Runs `body` on the memo snapshot that answers lookups starting here (see `memoOwner`),
-    /// with whether it is this container's own; `.missing` without one. Call inside
-    /// `Reclamation.read`.
+    /// Runs `body` on the memo snapshot of `owner` (the container whose memo answers lookups
+    /// starting here, see `memoOwner`); `.missing` without one. Call inside `Reclamation.read`.
     @inline(__always)
-    private func memoOwnerSnapshot(
-        _ body: (MemoSnapshot, _ isSelf: Bool) -> MemoSnapshot.SimpleMatch
+    private static func snapshotMatch(
+        _ owner: Unmanaged<Container>, _ body: (MemoSnapshot) -> MemoSnapshot.SimpleMatch
     ) -> MemoSnapshot.SimpleMatch {
-        let (owner, isSelf) = memoOwner()
-        return owner._withUnsafeGuaranteedRef { owner in
+        owner._withUnsafeGuaranteedRef { owner in
             let bits = owner.memo.load(ordering: .sequentiallyConsistent)
             guard bits != 0 else { return .missing }
-            return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
-                body($0, isSelf)
-            }
+            return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(
+                body)
         }
     }
 }
