@@ -13,7 +13,7 @@ extension Container {
     /// - Throws: `ResolutionError` from the first eager singleton that fails to build.
     public func bootstrap() throws {
         for container in subtree() {
-            let entries = container.state.withLock { state in
+            let entries = container.withState { state in
                 state.registrations.values.sorted { $0.sequence < $1.sequence }.map(\.entry)
             }
             for entry in entries

@@ -69,7 +69,7 @@ extension Container: RegistrationStore {
 
     package func store(_ entry: AnyEntry, under key: Key) {
         // The old snapshot, if any, is released when the statement ends, after the lock.
-        let (replaced, next, _) = state.withLock { state -> (AnyEntry?, [Container], MemoSnapshot?) in
+        let (replaced, next, _) = withState { state -> (AnyEntry?, [Container], MemoSnapshot?) in
             let registered = Registered(entry: entry, sequence: state.nextSequence)
             state.nextSequence += 1
             let old = state.registrations.updateValue(registered, forKey: key)?.entry
@@ -96,7 +96,7 @@ extension Container: RegistrationStore {
     /// - Parameter registration: The handle `register` returned.
     public func remove<T>(_ registration: Registration<T>) {
         let entry = registration.entry
-        let removed = state.withLock { state -> Bool in
+        let removed = withState { state -> Bool in
             var found = false
             for key in [entry.key] + entry.forwards where state.registrations[key]?.entry === entry {
                 state.registrations[key] = nil
@@ -110,7 +110,7 @@ extension Container: RegistrationStore {
     /// Removes every registration of this container and every instance cached in it,
     /// including `perContainer` instances of registrations owned by ancestors.
     public func removeAll() {
-        let (entries, slots) = state.withLock { state -> ([AnyEntry], [AnySlot]) in
+        let (entries, slots) = withState { state -> ([AnyEntry], [AnySlot]) in
             defer {
                 state.registrations = [:]
                 state.perContainer = SmallMap()
@@ -136,7 +136,7 @@ extension Container: RegistrationStore {
     /// `perContainer` instances of `dropped` entries.
     func invalidateLookups(dropping dropped: Set<ObjectIdentifier> = []) {
         // The old snapshot is released when the statement ends, after the lock.
-        let (forgotten, _) = state.withLock { state in
+        let (forgotten, _) = withState { state in
             let forgotten = forgetLookups(&state, dropping: dropped)
             return (forgotten, forgotten.retired)
         }
@@ -153,7 +153,7 @@ extension Container: RegistrationStore {
         var pending: [Container] = []
         for other in next where seen.insert(ObjectIdentifier(other)).inserted { pending.append(other) }
         while let container = pending.popLast() {
-            let (forgotten, _) = container.state.withLock { state in
+            let (forgotten, _) = container.withState { state in
                 let forgotten = container.forgetLookups(&state, dropping: dropped)
                 return (forgotten, forgotten.retired)
             }
@@ -195,7 +195,7 @@ extension Container: RegistrationStore {
 
     /// The `perContainer` slot of `entry` in this container, created on first use.
     func erasedPerContainerSlot(for entry: AnyEntry) -> AnySlot {
-        state.withLock { state in Self.perContainerSlot(for: entry, in: &state) }
+        withState { state in Self.perContainerSlot(for: entry, in: &state) }
     }
 
     /// The `perContainer` slot of `entry` in `state`, created on first use. Call with the lock

@@ -28,7 +28,12 @@ public final class Container: Sendable {
     /// counts (a container's `parent` keeps it alive).
     let parentReference: Unmanaged<Container>?
 
-    let state: Locked<State>
+    /// The lock of `lockedState` (see `LockWord`): in the container itself, so that a
+    /// container is one allocation and taking its lock follows no pointer.
+    private let stateWord = Atomic<UInt32>(0)
+    /// Registrations, links, children and pending lookups: reachable only through `withState`.
+    /// No dynamic exclusivity check: the lock already makes every access exclusive.
+    @exclusivity(unchecked) private nonisolated(unsafe) var lockedState = State()
     /// The memo snapshot (a retained `MemoSnapshot`, as bits; 0 for none), read without locks
     /// by the cached-resolve fast path. Replaced only with `state`'s lock held.
     @usableFromInline let memo = Atomic<Int>(0)
@@ -40,6 +45,19 @@ public final class Container: Sendable {
     /// The retained `OwnerLink` this container's registrations share, as bits (0 until the
     /// first registration makes it).
     let ownerLinkBits = Atomic<Int>(0)
+
+    /// Runs `body` with this container's state, under its lock. No user code may run inside
+    /// (a factory or block that resolves would take the lock again).
+    @inline(__always)
+    func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        LockWord.lock(stateWord, of: self)
+        defer { LockWord.unlock(stateWord, of: self) }
+        return try body(&lockedState)
+    }
+
+    /// True while this container's lock is taken and a thread may be sleeping for it (for
+    /// tests).
+    var isStateLockWanted: Bool { stateWord.load(ordering: .relaxed) == 2 }
 
     struct State {
         var registrations = [Key: Registered]()
@@ -74,14 +92,12 @@ public final class Container: Sendable {
         self.name = name
         self.parent = nil
         self.parentReference = nil
-        self.state = Locked(State())
     }
 
     private init(name: String, parent: Container) {
         self.name = name
         self.parent = parent
         self.parentReference = Unmanaged.passUnretained(parent)
-        self.state = Locked(State())
     }
 
     deinit {
@@ -92,13 +108,13 @@ public final class Container: Sendable {
             let id = ObjectIdentifier(self)
             // Unretained: this container kept its parent alive until now.
             parent._withUnsafeGuaranteedRef {
-                $0.state.withLock { state in
+                $0.withState { state in
                     state.children.remove(id)
                 }
             }
         }
         // Containers that collaborated with this one must forget lookups that answered from it.
-        let dependents = state.withLock { $0.dependents }
+        let dependents = withState { $0.dependents }
         for dependent in dependents { dependent.value?.invalidateLookups() }
     }
 
@@ -109,15 +125,15 @@ public final class Container: Sendable {
     public func makeChild(name: String) -> Container {
         let child = Container(name: name, parent: self)
         // No pruning here: a child removes itself from this list when it is freed.
-        state.withLock { state in state.children.add(child) }
+        withState { state in state.children.add(child) }
         return child
     }
 
     /// The live children, in creation order.
-    public var children: [Container] { state.withLock { $0.children.live } }
+    public var children: [Container] { withState { $0.children.live } }
 
     /// The live collaborators, in link order.
-    public var collaborators: [Container] { state.withLock { $0.collaborators.compactMap(\.value) } }
+    public var collaborators: [Container] { withState { $0.collaborators.compactMap(\.value) } }
 
     /// Links this container to others: lookups from this container visit them (after its own
     /// registrations, before its parent), in link order. One-way: lookups from `others` do not
@@ -134,14 +150,14 @@ public final class Container: Sendable {
     /// - Parameter others: The containers to visit, in order.
     public func collaborate(with others: [Container]) {
         for other in others where other !== self {
-            let added = state.withLock { state -> Bool in
+            let added = withState { state -> Bool in
                 state.collaborators.removeAll { $0.value == nil }
                 if state.collaborators.contains(where: { $0.id == ObjectIdentifier(other) }) { return false }
                 state.collaborators.append(WeakContainer(other))
                 return true
             }
             guard added else { continue }
-            other.state.withLock { state in
+            other.withState { state in
                 state.dependents.removeAll { $0.value == nil }
                 state.dependents.append(WeakContainer(self))
             }

@@ -63,4 +63,40 @@ import Testing
         #expect(locks.reduce(0) { sum, lock in sum + lock.withLock { $0 } } == threads * rounds)
         #expect(locks.allSatisfy { !$0.isWanted })
     }
+
+    @Test func aContainersOwnLockMakesARegistrationWaitAndSleep() throws {
+        let container = Container(name: "app")
+        let held = DispatchSemaphore(value: 0)
+        let wantedWhileHeld = Locked(false)
+        runOnThreads(2) { index in
+            if index == 0 {
+                container.withState { _ in
+                    held.signal()
+                    Thread.sleep(forTimeInterval: 0.2)
+                    wantedWhileHeld.withLock { $0 = container.isStateLockWanted }
+                }
+            } else {
+                _ = held.wait(timeout: .now() + 5)
+                container.register(Int.self) { _ in 7 }
+            }
+        }
+        #expect(wantedWhileHeld.withLock { $0 })
+        #expect(!container.isStateLockWanted)
+        #expect(try container.resolve(Int.self) == 7)
+    }
+
+    @Test func threadsRegisteringIntoOneContainerAllLand() throws {
+        let container = Container(name: "app")
+        let threads = 8
+        let perThread = 500
+        runOnThreads(threads) { index in
+            for number in 0..<perThread {
+                let value = index * perThread + number
+                container.register(Int.self, tag: ServiceTag("n\(value)"), lifetime: .unique) { _ in value }
+            }
+        }
+        for value in 0..<(threads * perThread) {
+            #expect(try container.resolve(Int.self, tag: ServiceTag("n\(value)")) == value)
+        }
+    }
 }

@@ -13,7 +13,7 @@ package struct CapturedState: @unchecked Sendable {
 extension Container {
     /// This container's registrations and collaboration links, shared (no instance is copied).
     package func captureState() -> CapturedState {
-        let captured = state.withLock { state in
+        let captured = withState { state in
             (registrations: state.registrations, nextSequence: state.nextSequence, collaborators: state.collaborators)
         }
         var seen: Set<ObjectIdentifier> = []
@@ -29,7 +29,7 @@ extension Container {
     /// Puts back exactly the captured registrations and links, and empties this container's
     /// caches (singleton, weak, eager and `perContainer` instances).
     package func restoreState(_ captured: CapturedState) {
-        let (current, slots, oldLinks) = state.withLock { state -> ([AnyEntry], [AnySlot], [WeakContainer]) in
+        let (current, slots, oldLinks) = withState { state -> ([AnyEntry], [AnySlot], [WeakContainer]) in
             defer {
                 state.registrations = captured.registrations
                 state.nextSequence = max(state.nextSequence, captured.nextSequence)
@@ -40,7 +40,7 @@ extension Container {
         }
         // Restored links need their reverse links for invalidation; stale reverse links are harmless.
         for link in captured.collaborators where !oldLinks.contains(where: { $0.id == link.id }) {
-            link.value?.state.withLock { state in state.dependents.append(WeakContainer(self)) }
+            link.value?.withState { state in state.dependents.append(WeakContainer(self)) }
         }
         for slot in slots { slot.clear() }
         // `implements` and `onResolved` calls made since the snapshot are undone.

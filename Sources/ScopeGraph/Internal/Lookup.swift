@@ -26,7 +26,7 @@ extension Container {
             // This container was visited under the lock: the walk goes on from its links.
             var visited = [ObjectIdentifier(self)]
             guard let found = visitBeyond(collaborators, key, scope: nil, visited: &visited) else { return nil }
-            _ = state.withLock { state -> MemoSnapshot? in
+            _ = withState { state -> MemoSnapshot? in
                 guard state.generation == generation else { return nil }
                 state.pendingLookups[key] = MemoRecord(entry: found, slot: Self.memoSlot(of: found, in: &state))
                 return rebuildMemoIfDue(&state)
@@ -39,7 +39,7 @@ extension Container {
     /// under one lock (and bookkeeping for the memo), or where the walk goes on.
     private func localAnswer(_ key: Key) -> LocalAnswer {
         // A replaced snapshot is released when the statement ends, after the lock.
-        let (answer, _) = state.withLock { state -> (LocalAnswer, MemoSnapshot?) in
+        let (answer, _) = withState { state -> (LocalAnswer, MemoSnapshot?) in
             if !state.pendingLookups.isEmpty, let record = state.pendingLookups[key] {
                 // Asked again: move the pending lookups into the lock-free snapshot.
                 return (.found(record.entry), rebuildMemo(&state))
@@ -161,7 +161,7 @@ extension Container {
             // slot until the read ends.
             let retained = entry.retain()
             thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
-            let found = state.withLock { $0.perContainer[ObjectIdentifier(retained.takeUnretainedValue())] }
+            let found = withState { $0.perContainer[ObjectIdentifier(retained.takeUnretainedValue())] }
             // No slot yet (the first resolve here): the general path builds it, from the
             // registration the memo found (looking it up again would find the same).
             guard let slot = found else { return .found(retained) }
@@ -299,7 +299,7 @@ extension Container {
         if visited.contains(id) { return nil }
         visited.append(id)
         if let entry = scope?.override(for: key, in: self) { return entry }
-        let (own, collaborators) = state.withLock { state in
+        let (own, collaborators) = withState { state in
             (state.registrations[key]?.entry, state.collaborators)
         }
         if let own { return own }
@@ -334,7 +334,7 @@ extension Container {
     /// This container's registrations (and the active scope's overrides on it), in
     /// registration order: overrides first, innermost scope first.
     func registrationsInOrder(scope: ResolutionScope?) -> [(key: Key, entry: AnyEntry)] {
-        let own = state.withLock { state in
+        let own = withState { state in
             state.registrations.sorted { $0.value.sequence < $1.value.sequence }.map {
                 (key: $0.key, entry: $0.value.entry)
             }
