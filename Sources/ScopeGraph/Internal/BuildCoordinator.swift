@@ -149,20 +149,17 @@ final class BuildCoordinator: Sendable {
     /// Publishes what `member` built and releases its slots. What no slot keeps (replaced
     /// boxes, weakly held instances) goes to `graveyard`, for release after unlocking.
     private func publish(_ member: ResolutionContext, into graveyard: inout [Any]) {
-        for slot in member.ownedSlots where slot.builder === member {
-            if let box = slot.builtBox {
-                slot.publish(box, into: &graveyard)
-                slot.builtBox = nil
-                // A weak slot's box does not keep the instance: it is released after unlocking.
-                if let object = slot.builtObject {
-                    graveyard.append(object)
-                    slot.builtObject = nil
-                }
-            }
+        // Popped, and the built instance taken out of its slot: moved, not copied and released
+        // (usually one slot; popping keeps the array's storage for the next resolve).
+        while let slot = member.ownedSlots.popLast() {
+            guard slot.builder === member else { continue }
             slot.builder = nil
+            if let box = slot.builtBox.take() {
+                slot.publish(box, into: &graveyard)
+                // A weak slot's box does not keep the instance: it is released after unlocking.
+                if let object = slot.builtObject.take() { graveyard.append(object) }
+            }
         }
-        // Usually one slot: popping is cheaper than a general removal, and keeps the storage.
-        while !member.ownedSlots.isEmpty { member.ownedSlots.removeLast() }
     }
 
     /// Runs blocks of the group's members with the lock released, each with its owner's

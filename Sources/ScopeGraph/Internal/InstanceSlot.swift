@@ -45,7 +45,10 @@ class AnySlot: @unchecked Sendable {
 
     /// The published box, retained, or `nil`.
     final func loadBox() -> AnyObject? {
-        Reclamation.read(ThreadState.current) {
+        // An empty slot (a first resolve) has nothing to protect: no announcement, whose full
+        // barrier costs more than the rest of the check.
+        guard box.load(ordering: .relaxed) != 0 else { return nil }
+        return Reclamation.read(ThreadState.current) {
             let bits = box.load(ordering: .sequentiallyConsistent)
             guard bits != 0 else { return nil }
             return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()

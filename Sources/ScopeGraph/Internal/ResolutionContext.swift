@@ -332,7 +332,10 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// Runs a factory for a new instance, with a frame on the stack, and queues its blocks.
     func construct<T>(_ entry: Entry<T>, _ request: Request, root: Container, identity: Identity? = nil) throws -> T {
-        try enterConstruction(entry, key: request.key, identity: identity)
+        // The frame keeps the requested key only when it is not the entry's own (a forwarded
+        // type): copying a key costs a retain of its tag and of its argument types.
+        let requested: Key? = request.key == entry.key ? nil : request.key
+        try enterConstruction(entry, key: requested, identity: identity)
         let value: T
         do {
             value = try entry.make(Resolver(container: root), request.arguments)
