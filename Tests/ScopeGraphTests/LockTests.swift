@@ -26,25 +26,42 @@ import Testing
 
     @Test func aThreadThatFindsTheLockTakenSleepsUntilItIsReleased() {
         let lock = Locked([String]())
+        let wanted = Self.holdWhileAnotherThreadWaits(
+            hold: { body in
+                lock.withLock { events in
+                    body()
+                    events.append("first releases")
+                }
+            },
+            isWanted: { lock.isWanted },
+            waiter: { lock.withLock { $0.append("second") } })
+        #expect(lock.withLock { $0 } == ["first releases", "second"])
+        #expect(wanted)
+        #expect(!lock.isWanted)
+    }
+
+    /// Runs `hold` on one thread and `waiter` on another once `hold` has the lock; `hold` keeps
+    /// it long enough for the waiter to stop spinning and go to sleep. Returns whether the lock
+    /// was marked wanted (a sleeper) just before `hold` let go.
+    private static func holdWhileAnotherThreadWaits(
+        hold: @escaping @Sendable (_ whileHeld: () -> Void) -> Void, isWanted: @escaping @Sendable () -> Bool,
+        waiter: @escaping @Sendable () -> Void
+    ) -> Bool {
         let held = DispatchSemaphore(value: 0)
         let wantedWhileHeld = Locked(false)
         runOnThreads(2) { index in
             if index == 0 {
-                lock.withLock { events in
+                hold {
                     held.signal()
-                    // Long enough for the other thread to stop spinning and go to sleep.
                     Thread.sleep(forTimeInterval: 0.2)
-                    wantedWhileHeld.withLock { $0 = lock.isWanted }
-                    events.append("first releases")
+                    wantedWhileHeld.withLock { $0 = isWanted() }
                 }
             } else {
                 _ = held.wait(timeout: .now() + 5)
-                lock.withLock { $0.append("second") }
+                waiter()
             }
         }
-        #expect(lock.withLock { $0 } == ["first releases", "second"])
-        #expect(wantedWhileHeld.withLock { $0 })
-        #expect(!lock.isWanted)
+        return wantedWhileHeld.withLock { $0 }
     }
 
     @Test func locksThatShareAParkingLotKeepTheirCountsApart() {
@@ -66,21 +83,11 @@ import Testing
 
     @Test func aContainersOwnLockMakesARegistrationWaitAndSleep() throws {
         let container = Container(name: "app")
-        let held = DispatchSemaphore(value: 0)
-        let wantedWhileHeld = Locked(false)
-        runOnThreads(2) { index in
-            if index == 0 {
-                container.withState { _ in
-                    held.signal()
-                    Thread.sleep(forTimeInterval: 0.2)
-                    wantedWhileHeld.withLock { $0 = container.isStateLockWanted }
-                }
-            } else {
-                _ = held.wait(timeout: .now() + 5)
-                container.register(Int.self) { _ in 7 }
-            }
-        }
-        #expect(wantedWhileHeld.withLock { $0 })
+        let wanted = Self.holdWhileAnotherThreadWaits(
+            hold: { body in container.withState { _ in body() } },
+            isWanted: { container.isStateLockWanted },
+            waiter: { container.register(Int.self) { _ in 7 } })
+        #expect(wanted)
         #expect(!container.isStateLockWanted)
         #expect(try container.resolve(Int.self) == 7)
     }
