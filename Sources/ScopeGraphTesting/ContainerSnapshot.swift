@@ -15,22 +15,12 @@ import ScopeGraph
 /// ```
 public struct ContainerSnapshot: Sendable {
     let state: CapturedState
-    let source: SnapshotSource
+    /// The container it was taken from, held weakly so a snapshot never keeps it alive, and
+    /// its name.
+    let source: OwnerLink
 
     /// The name of the container the snapshot was taken from.
     public var containerName: String { source.name }
-}
-
-/// The container a snapshot belongs to, held weakly so a snapshot never keeps it alive.
-final class SnapshotSource: @unchecked Sendable {
-    // @unchecked: both properties are written once, in init; weak loads are thread-safe.
-    weak var container: Container?
-    let name: String
-
-    init(_ container: Container) {
-        self.container = container
-        self.name = container.name
-    }
 }
 
 extension Container {
@@ -45,7 +35,7 @@ extension Container {
     /// ```
     /// - Returns: A cheap, `Sendable` value for `restore(_:)`.
     public func snapshot() -> ContainerSnapshot {
-        ContainerSnapshot(state: captureState(), source: SnapshotSource(self))
+        ContainerSnapshot(state: captureState(), source: ownerLink)
     }
 
     /// Brings this container back to exactly the registrations and collaboration links of

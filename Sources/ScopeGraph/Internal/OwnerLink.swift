@@ -1,13 +1,13 @@
 import Synchronization
 
-/// What a registration knows of the container that owns it: the container, weakly, and its
-/// name (kept for errors after the container is gone). One per container, shared by all its
-/// registrations, so that a registration holds one strong reference instead of a weak one and
-/// a copy of the name.
-final class OwnerLink: Sendable {
-    /// The owning container, or `nil` once it is deallocated.
-    weak let container: Container?
-    let name: String
+/// What a registration (or a snapshot) knows of its container: the container, weakly, and
+/// its name (kept for errors after the container is gone). One per container, shared by all
+/// its registrations, so that a registration holds one strong reference instead of a weak one
+/// and a copy of the name.
+package final class OwnerLink: Sendable {
+    /// The container, or `nil` once it is deallocated.
+    package weak let container: Container?
+    package let name: String
 
     init(_ container: Container) {
         self.container = container
@@ -16,10 +16,10 @@ final class OwnerLink: Sendable {
 }
 
 extension Container {
-    /// This container's `OwnerLink`, made by its first registration (a container that
+    /// This container's `OwnerLink`, made by its first registration or snapshot (a container that
     /// registers nothing, such as a request scope, never pays for one). Made once: a thread
     /// that loses the race drops its own.
-    var ownerLink: OwnerLink {
+    package var ownerLink: OwnerLink {
         let bits = ownerLinkBits.load(ordering: .acquiring)
         if bits != 0 { return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue() }
         return makeOwnerLink()
