@@ -2,11 +2,12 @@ import Synchronization
 
 /// A value reachable only while holding its lock, usable with state that is not `Sendable`.
 ///
-/// The lock is one word in the same object as the state: taking and releasing it uncontended
-/// is one atomic instruction each, inlined, with no call into the C library and no separate
-/// allocation (every container has one of these). A thread that finds it taken spins briefly,
-/// then sleeps on a `ParkingLot` condition variable until the holder lets go (the classic
-/// three-state futex mutex, with a pthread condition variable for the futex).
+/// The lock is a `LockWord` in the same object as the state: taking and releasing it
+/// uncontended is one atomic instruction each, inlined, with no call into the C library and no
+/// separate allocation (a container keeps such a word for its own state, see
+/// `Container.withState`). A thread that finds it taken spins briefly, then sleeps on a
+/// `ParkingLot` condition variable until the holder lets go (the classic three-state futex
+/// mutex, with a pthread condition variable for the futex).
 ///
 /// Not Synchronization's `Mutex`: on Linux its contended path runs in the library, which
 /// ThreadSanitizer does not see, so it reports races that are not there. Every atomic
