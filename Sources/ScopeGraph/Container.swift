@@ -35,7 +35,8 @@ public final class Container: Sendable {
     /// No dynamic exclusivity check: the lock already makes every access exclusive.
     @exclusivity(unchecked) private nonisolated(unsafe) var lockedState = State()
     /// The memo snapshot (a retained `MemoSnapshot`, as bits; 0 for none), read without locks
-    /// by the cached-resolve fast path. Replaced only with `state`'s lock held.
+    /// by the cached-resolve fast path. Replaced only with this container's lock held (inside
+    /// `withState`).
     @usableFromInline let memo = Atomic<Int>(0)
     /// True while this container has no registrations and no collaboration links, so that
     /// its lookups are exactly its parent's: it then reads its parent's memo instead of

@@ -311,10 +311,17 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
             }
             return try context.cachedInstance(self, slot: slot, request, root: owner)
         case .perContainer:
-            let start = request.start
-            let erased = context.cacheScope?.slot(for: self, in: start) ?? start.erasedPerContainerSlot(for: self)
-            return try context.cachedInstance(self, slot: reinterpret(erased), request, root: start)
+            return try perContainerInstance(request, in: context)
         }
+    }
+
+    /// The `perContainer` instance of the container the request started from (or of the
+    /// active scope, when it isolates caches).
+    @inline(__always)
+    func perContainerInstance(_ request: Request, in context: ResolutionContext) throws -> T {
+        let start = request.start
+        let erased = context.cacheScope?.slot(for: self, in: start) ?? start.erasedPerContainerSlot(for: self)
+        return try context.cachedInstance(self, slot: reinterpret(erased), request, root: start)
     }
 
     /// Calls the factory of an argument-free key (the inlined path: no `Arguments?` to

@@ -235,20 +235,18 @@ final class ResolutionContext: @unchecked Sendable {
         try withContext { try $0.resolve(key, as: type, from: start, arguments: arguments) }
     }
 
-    /// Resolves `entry`, the registration a lookup from `start` finds for its own key.
-    /// The memo found it for `T`, its own type: a `perContainer` registration without a scope
-    /// (a request scope's first read of its request-scoped service) goes straight to its slot
-    /// in `start`, without `produce`'s dispatch on the lifetime.
+    /// Resolves `entry`, the registration a lookup from `start` finds for its own key; the
+    /// memo found it for `T`, its own type. A `perContainer` registration with no observer to
+    /// tell (a request scope's first read of its request-scoped service) goes straight to its
+    /// slot, without `produce`'s dispatch on the lifetime.
     static func resolve<T>(found entry: AnyEntry, as type: T.Type, from start: Container) throws -> T {
         try withContext { context in
             context.noteTopLevelStart(start)
             let request = Request(key: entry.key, start: start, arguments: nil)
-            guard entry.lifetime == .perContainer, context.scope == nil, context.cacheScope == nil else {
+            guard entry.lifetime == .perContainer, context.scope?.observer == nil else {
                 return try context.produce(entry, request, as: T.self)
             }
-            let typed = unsafeDowncast(entry, to: Entry<T>.self)
-            let slot: Slot<T> = reinterpret(start.erasedPerContainerSlot(for: typed))
-            return try context.cachedInstance(typed, slot: slot, request, root: start)
+            return try unsafeDowncast(entry, to: Entry<T>.self).perContainerInstance(request, in: context)
         }
     }
 
