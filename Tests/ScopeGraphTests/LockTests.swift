@@ -41,8 +41,9 @@ import Testing
     }
 
     /// Runs `hold` on one thread and `waiter` on another once `hold` has the lock; `hold` keeps
-    /// it long enough for the waiter to stop spinning and go to sleep. Returns whether the lock
-    /// was marked wanted (a sleeper) just before `hold` let go.
+    /// it until the waiter has stopped spinning and gone to sleep (the lock is then marked
+    /// wanted), or for at most 5 s. Returns whether the lock was marked wanted before `hold` let
+    /// go.
     private static func holdWhileAnotherThreadWaits(
         hold: @escaping @Sendable (_ whileHeld: () -> Void) -> Void, isWanted: @escaping @Sendable () -> Bool,
         waiter: @escaping @Sendable () -> Void
@@ -53,7 +54,9 @@ import Testing
             if index == 0 {
                 hold {
                     held.signal()
-                    Thread.sleep(forTimeInterval: 0.2)
+                    // Polled, not a fixed sleep: a loaded machine may be slow to run the waiter.
+                    let deadline = Date(timeIntervalSinceNow: 5)
+                    while !isWanted(), Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
                     wantedWhileHeld.withLock { $0 = isWanted() }
                 }
             } else {
