@@ -58,7 +58,7 @@ public final class Container: Sendable {
 
     /// True while this container's lock is taken and a thread may be sleeping for it (for
     /// tests).
-    var isStateLockWanted: Bool { stateWord.load(ordering: .relaxed) == 2 }
+    var isStateLockWanted: Bool { LockWord.isWanted(stateWord) }
 
     struct State {
         var registrations = [Key: Registered]()

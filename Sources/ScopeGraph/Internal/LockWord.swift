@@ -18,6 +18,9 @@ enum LockWord {
         if word.exchange(0, ordering: .releasing) == 2 { ParkingLot.wakeAll(for: owner) }
     }
 
+    /// True while the lock is taken and a thread may be sleeping for it (for tests).
+    static func isWanted(_ word: borrowing Atomic<UInt32>) -> Bool { word.load(ordering: .relaxed) == 2 }
+
     @inline(never)
     private static func lockContended(_ word: borrowing Atomic<UInt32>, of owner: AnyObject) {
         // Critical sections here are short (no user code runs under these locks): the holder

@@ -25,7 +25,7 @@ package final class Locked<State>: @unchecked Sendable {
     package init(_ state: State) { self.state = state }
 
     /// True while the lock is taken and a thread may be sleeping for it (for tests).
-    var isWanted: Bool { word.load(ordering: .relaxed) == 2 }
+    var isWanted: Bool { LockWord.isWanted(word) }
 
     /// Runs `body` with the state, under the lock.
     @inline(__always)

@@ -121,10 +121,10 @@ extension Container {
         guard !ScopeActivity.mayBeActive else { return .general }
         let thread = ThreadState.currentUnmanaged
         let (owner, isSelf) = memoOwner()
-        guard Self.hasSnapshot(owner) else { return firstLookupFastPath(Key(type, tag: nil), on: thread) }
+        guard Self.hasSnapshot(owner) else { return firstLookupFastPath(Key(type, tag: nil), in: owner, on: thread) }
         thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
         let match = Self.snapshotMatch(owner) { $0.findSimple(ofType: ObjectIdentifier(type), perContainerToo: isSelf) }
-        return fastPath(match, on: thread) { Key(type, tag: nil) }
+        return fastPath(match, owner: owner, on: thread) { Key(type, tag: nil) }
     }
 
     /// `beginFastPath(ofType:)` for the key of `type` and `tag` (without arguments): a tagged
@@ -135,19 +135,20 @@ extension Container {
         let tagHash = tag.nameHash
         let thread = ThreadState.currentUnmanaged
         let (owner, isSelf) = memoOwner()
-        guard Self.hasSnapshot(owner) else { return firstLookupFastPath(Key(type, tag: tag), on: thread) }
+        guard Self.hasSnapshot(owner) else { return firstLookupFastPath(Key(type, tag: tag), in: owner, on: thread) }
         thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
         let match = Self.snapshotMatch(owner) {
             $0.findTagged(ofType: ObjectIdentifier(type), tag: tag, tagHash: tagHash, perContainerToo: isSelf)
         }
-        return fastPath(match, on: thread) { Key(type, tag: tag) }
+        return fastPath(match, owner: owner, on: thread) { Key(type, tag: tag) }
     }
 
     /// Acts on the memo's answer, inside the protected read `beginFastPath` opened (and closes,
     /// unless the answer is a slot to read).
     @inline(__always)
     private func fastPath(
-        _ match: MemoSnapshot.SimpleMatch, on thread: Unmanaged<ThreadState>, missing key: () -> Key
+        _ match: MemoSnapshot.SimpleMatch, owner: Unmanaged<Container>, on thread: Unmanaged<ThreadState>,
+        missing key: () -> Key
     ) -> FastPath {
         switch match {
         case .slot(let slot):
@@ -182,17 +183,19 @@ extension Container {
             return .general
         case .missing:
             thread._withUnsafeGuaranteedRef { Reclamation.end($0) }
-            return firstLookupFastPath(key(), on: thread)
+            return firstLookupFastPath(key(), in: owner, on: thread)
         }
     }
 
-    /// The inlined path for a key the memo does not hold yet: the local answer of the
+    /// The inlined path for a key the memo does not hold yet: the local answer of `owner`, the
     /// container whose memo answers here (the lookup `lookup` would make first, with the same
     /// bookkeeping). A `unique` or `graph` registration of the key's own type found there is
     /// built like a memoized one; anything else, or nothing found there, goes the general way.
     @inline(never)
-    private func firstLookupFastPath(_ key: Key, on thread: Unmanaged<ThreadState>) -> FastPath {
-        let answer = memoOwner().container._withUnsafeGuaranteedRef { $0.localAnswer(key) }
+    private func firstLookupFastPath(_ key: Key, in owner: Unmanaged<Container>, on thread: Unmanaged<ThreadState>)
+        -> FastPath
+    {
+        let answer = owner._withUnsafeGuaranteedRef { $0.localAnswer(key) }
         guard case .found(let entry) = answer, entry.valueType == key.type,
             entry.lifetime == .unique || entry.lifetime == .graph
         else { return .general }
