@@ -106,11 +106,11 @@ public final class Container: Sendable {
         if bits != 0 { Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
         releaseOwnerLink()
         if let parent = parentReference {
-            let id = ObjectIdentifier(self)
+            let address = Unmanaged.passUnretained(self).toOpaque()
             // Unretained: this container kept its parent alive until now.
             parent._withUnsafeGuaranteedRef {
                 $0.withState { state in
-                    state.children.remove(id)
+                    state.children.remove(address)
                 }
             }
         }
