@@ -109,4 +109,46 @@ import Testing
             #expect(try container.resolve(Int.self, tag: ServiceTag("n\(value)")) == value)
         }
     }
+
+    /// The coordinator's lock: two threads take turns through `wait()` and `broadcast()`
+    /// 20,000 times; a lost wake-up would leave one asleep (the harness then fails the test).
+    @Test func waitableLockWaitersWakeOnEveryBroadcast() {
+        let lock = WaitableLock()
+        let turn = Locked(0)  // read and written only with `lock` held; `Locked` for Sendable
+        let rounds = 20_000
+        let finished = runOnThreads(2, timeout: 30) { index in
+            for round in 0..<rounds {
+                lock.withLock {
+                    while turn.withLock({ $0 }) % 2 != index { lock.wait() }
+                    turn.withLock { $0 += 1 }
+                    _ = round
+                    lock.broadcast()
+                }
+            }
+        }
+        #expect(finished)
+        #expect(turn.withLock { $0 } == 2 * rounds)
+    }
+
+    /// A broadcast with nobody waiting wakes nobody later; a waiter sleeps until the next
+    /// broadcast and wakes then (a missed one leaves it asleep and fails the test).
+    @Test func waitableLockWaiterSleepsUntilTheNextBroadcast() {
+        let lock = WaitableLock()
+        let ready = Locked(false)
+        lock.withLock { lock.broadcast() }
+        let finished = runOnThreads(2, timeout: 10) { index in
+            if index == 0 {
+                lock.withLock {
+                    while !ready.withLock({ $0 }) { lock.wait() }
+                }
+            } else {
+                Thread.sleep(forTimeInterval: 0.02)
+                lock.withLock {
+                    ready.withLock { $0 = true }
+                    lock.broadcast()
+                }
+            }
+        }
+        #expect(finished)
+    }
 }

@@ -13,7 +13,7 @@
 final class BuildCoordinator: Sendable {
     static let shared = BuildCoordinator()
 
-    let lock = Lock()
+    let lock = WaitableLock()
 
     /// Returns the instance to use, or `nil` when the caller now owns `slot` and must build it.
     func acquire(_ slot: AnySlot, for context: ResolutionContext, key: Key) throws -> Any? {

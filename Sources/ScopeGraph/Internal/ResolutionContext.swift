@@ -150,17 +150,21 @@ final class ResolutionContext: @unchecked Sendable {
     /// top-level resolve: pending `onResolved` blocks run and cached instances are published
     /// before it returns; on failure nothing it built is cached.
     static func withContext<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
-        let thread = ThreadState.current
-        if let context = thread.context { return try body(context.takeUnretainedValue()) }
-        let context = startTopLevel(on: thread).takeUnretainedValue()
-        let result: R
-        do {
-            result = try body(context)
-        } catch {
-            throw context.endTopLevel(on: thread, failure: error)
+        // Unretained: the thread-local keeps the thread's state alive, and the state its own
+        // context (`startTopLevel`), for the whole resolve.
+        try ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { thread in
+            if let context = thread.context { return try context._withUnsafeGuaranteedRef(body) }
+            return try startTopLevel(on: thread)._withUnsafeGuaranteedRef { context in
+                let result: R
+                do {
+                    result = try body(context)
+                } catch {
+                    throw context.endTopLevel(on: thread, failure: error)
+                }
+                try context.endTopLevel(on: thread)
+                return result
+            }
         }
-        try context.endTopLevel(on: thread)
-        return result
     }
 
     /// Starts a top-level resolve on `thread` (which runs none): a recycled or new context,
