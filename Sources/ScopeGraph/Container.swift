@@ -46,6 +46,10 @@ public final class Container: Sendable {
     /// The retained `OwnerLink` this container's registrations share, as bits (0 until the
     /// first registration makes it).
     let ownerLinkBits = Atomic<Int>(0)
+    /// Set (with the lock held) when another container first links to this one, so that a
+    /// container nobody ever linked to (a request scope) frees without taking its lock to look
+    /// for containers to tell.
+    private let hasHadDependents = Atomic<Bool>(false)
 
     /// Runs `body` with this container's state, under its lock. No user code may run inside
     /// (a factory or block that resolves would take the lock again).
@@ -115,6 +119,7 @@ public final class Container: Sendable {
             }
         }
         // Containers that collaborated with this one must forget lookups that answered from it.
+        guard hasHadDependents.load(ordering: .acquiring) else { return }
         let dependents = withState { $0.dependents }
         for dependent in dependents { dependent.value?.invalidateLookups() }
     }
@@ -158,11 +163,18 @@ public final class Container: Sendable {
                 return true
             }
             guard added else { continue }
-            other.withState { state in
-                state.dependents.removeAll { $0.value == nil }
-                state.dependents.append(WeakContainer(self))
-            }
+            other.addDependent(self)
             invalidateLookups()
+        }
+    }
+
+    /// Records that `dependent` links to this container, so that this container's changes and
+    /// its end invalidate `dependent`'s lookups.
+    func addDependent(_ dependent: Container) {
+        withState { state in
+            state.dependents.removeAll { $0.value == nil }
+            state.dependents.append(WeakContainer(dependent))
+            hasHadDependents.store(true, ordering: .releasing)
         }
     }
 

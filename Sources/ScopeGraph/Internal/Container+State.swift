@@ -40,7 +40,7 @@ extension Container {
         }
         // Restored links need their reverse links for invalidation; stale reverse links are harmless.
         for link in captured.collaborators where !oldLinks.contains(where: { $0.id == link.id }) {
-            link.value?.withState { state in state.dependents.append(WeakContainer(self)) }
+            link.value?.addDependent(self)
         }
         for slot in slots { slot.clear() }
         // `implements` and `onResolved` calls made since the snapshot are undone.

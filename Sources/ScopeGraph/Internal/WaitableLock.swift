@@ -11,9 +11,10 @@ import Synchronization
 /// generation under `bed`'s mutex before sleeping, so no wake-up is lost in between.
 final class WaitableLock: Sendable {
     private let word = Atomic<UInt32>(0)
-    /// Moved by every broadcast, with the lock held.
+    /// Moved by every broadcast, with the lock held (so a load and a store, not a
+    /// read-modify-write: only the holder writes it).
     private let generation = Atomic<UInt64>(0)
-    /// The threads in `wait()`; changed with the lock held.
+    /// The threads in `wait()`; changed with the lock held, like `generation`.
     private let sleepers = Atomic<Int>(0)
     /// Where waiters sleep.
     private let bed = Lock()
@@ -32,18 +33,18 @@ final class WaitableLock: Sendable {
     /// lock held, in a loop that re-checks the condition waited for.
     func wait() {
         let seen = generation.load(ordering: .relaxed)
-        sleepers.wrappingAdd(1, ordering: .relaxed)
+        sleepers.store(sleepers.load(ordering: .relaxed) + 1, ordering: .relaxed)
         unlock()
         bed.lock()
         while generation.load(ordering: .acquiring) == seen { bed.wait() }
         bed.unlock()
         lock()
-        sleepers.wrappingSubtract(1, ordering: .relaxed)
+        sleepers.store(sleepers.load(ordering: .relaxed) - 1, ordering: .relaxed)
     }
 
     /// Wakes every thread in `wait()`. Call with the lock held.
     func broadcast() {
-        generation.wrappingAdd(1, ordering: .releasing)
+        generation.store(generation.load(ordering: .relaxed) &+ 1, ordering: .releasing)
         guard sleepers.load(ordering: .relaxed) > 0 else { return }
         bed.lock()
         bed.broadcast()
