@@ -123,6 +123,35 @@ import Testing
         #expect(Set(seen.current.map(ObjectIdentifier.init)).count == 1)
     }
 
+    /// A request scope's first read of its request-scoped service (the registration found in
+    /// the parent's memo, built and published as the resolve's last act) builds once however
+    /// many threads ask at once; with an `onResolved` block, the block runs once too.
+    @Test(arguments: [false, true])
+    func aRequestScopesServiceBuildsOnceWhenThreadsAskTogether(withBlock: Bool) throws {
+        let app = Container(name: "app")
+        let runs = Counter()
+        let blocks = Counter()
+        let registration = app.register(Slow.self, lifetime: .perContainer) { _ in
+            runs.increment()
+            Thread.sleep(forTimeInterval: 0.002)
+            return Slow()
+        }
+        if withBlock { registration.onResolved { _, _ in blocks.increment() } }
+        // Earlier requests make the app's memo answer for the key, as in a running server.
+        for number in 0..<4 { _ = try? app.makeChild(name: "warm-\(number)").resolve(Slow.self) }
+        #expect(runs.value == 4)
+        let request = app.makeChild(name: "request")
+        let seen = Guarded<[Slow]>([])
+        runOnThreads(8) { _ in
+            if let slow = try? request.resolve(Slow.self) { seen.withLock { $0.append(slow) } }
+        }
+        #expect(runs.value == 5)
+        #expect(blocks.value == (withBlock ? 5 : 0))
+        #expect(seen.current.count == 8)
+        #expect(Set(seen.current.map(ObjectIdentifier.init)).count == 1)
+        #expect(try request.resolve(Slow.self) === seen.current.first)
+    }
+
     @Test func readingACachedInstanceNeverWaitsForAnotherThreadsFactory() {
         let container = Container()
         let release = DispatchSemaphore(value: 0)

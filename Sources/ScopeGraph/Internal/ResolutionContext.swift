@@ -35,6 +35,13 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) private var pending: [Pending] = []
     /// Set once this context has taken part in cross-thread coordination.
     @exclusivity(unchecked) var usedCoordinator = false
+    /// Set when the top-level request is a cached instance whose build is the resolve's last
+    /// act (a request scope's first read of its `perContainer` service): nothing can fail or
+    /// be built after it, so the build may publish at once (`BuildCoordinator.builtLast`).
+    @exclusivity(unchecked) private var endsWithTopLevelBuild = false
+    /// Set when `builtLast` published everything this resolve built: `endTopLevel` has
+    /// nothing left to publish.
+    @exclusivity(unchecked) var finishedEarly = false
     /// The entry whose factory returned last, and at which depth, for observers.
     @exclusivity(unchecked) private var lastConstructed: ObjectIdentifier?
     @exclusivity(unchecked) private var lastConstructedDepth = -1
@@ -136,6 +143,8 @@ final class ResolutionContext: @unchecked Sendable {
         if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
         lastConstructed = nil
         topLevelStart = nil
+        endsWithTopLevelBuild = false
+        finishedEarly = false
     }
 
     // MARK: Thread-local current context
@@ -188,6 +197,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// what it built, and unbinds the context.
     func endTopLevel(on thread: ThreadState) throws {
         defer { unbind(from: thread) }
+        if finishedEarly { return }
         if !usedCoordinator {
             do {
                 try runPendingBlocks()
@@ -250,6 +260,9 @@ final class ResolutionContext: @unchecked Sendable {
             guard entry.lifetime == .perContainer, context.scope?.observer == nil else {
                 return try context.produce(entry, request, as: T.self)
             }
+            // The top-level request itself (no frame below it): its instance, of the type asked
+            // for, is all this resolve returns.
+            if context.stack.isEmpty { context.endsWithTopLevelBuild = true }
             return try unsafeDowncast(entry, to: Entry<T>.self).perContainerInstance(request, in: context)
         }
     }
@@ -471,7 +484,12 @@ final class ResolutionContext: @unchecked Sendable {
         }
         // A weak slot's box holds its instance weakly: the instance is kept apart until published.
         let object = slot.isWeak ? (reinterpret(box) as WeakBox).object : nil
-        BuildCoordinator.shared.built(slot, box: box, keeping: object)
+        if endsWithTopLevelBuild, stack.isEmpty {
+            // The top-level request's own build, and the resolve's last act.
+            BuildCoordinator.shared.builtLast(slot, box: box, keeping: object, by: self)
+        } else {
+            BuildCoordinator.shared.built(slot, box: box, keeping: object)
+        }
         return value
     }
 
