@@ -193,9 +193,22 @@ extension Container: RegistrationStore {
         return ForgottenLookups(next: next, slots: slots, retired: retired)
     }
 
-    /// The `perContainer` slot of `entry` in this container, created on first use.
-    func erasedPerContainerSlot(for entry: AnyEntry) -> AnySlot {
-        withState { state in Self.perContainerSlot(for: entry, in: &state) }
+    /// The `perContainer` slot of `entry` in this container, created on first use. A slot made
+    /// now is claimed for `context` to build when `context` has not coordinated yet in its
+    /// resolve (`BuildCoordinator.claimFresh`), sparing it a round trip through the
+    /// coordinator's lock; `claimed` says so.
+    func perContainerSlot(for entry: AnyEntry, claimingFor context: ResolutionContext) -> (
+        slot: AnySlot, claimed: Bool
+    ) {
+        withState { state in
+            let id = ObjectIdentifier(entry)
+            if let slot = state.perContainer[id] { return (slot, false) }
+            let slot = entry.makeSlot()
+            let claimed = !context.usedCoordinator
+            if claimed { BuildCoordinator.shared.claimFresh(slot, for: context) }
+            state.perContainer.set(slot, for: id)
+            return (slot, claimed)
+        }
     }
 
     /// The `perContainer` slot of `entry` in `state`, created on first use. Call with the lock

@@ -338,6 +338,40 @@ import Testing
         #expect(try pair.first !== child.resolve(Service.self))
     }
 
+    /// Request scopes of a warmed-up parent (its lookups memoized, as in a running server):
+    /// a factory that fails leaves nothing cached, so the same request scope builds again; a
+    /// service whose factory needs itself is a cycle, reported, not a hang.
+    @Test func aRequestScopesFailedBuildCachesNothingAndItsCycleIsReported() throws {
+        struct Refused: Error {}
+        let app = Container(name: "app")
+        let runs = Counter()
+        let refuse = Guarded(false)
+        app.register(Service.self, lifetime: .perContainer) { _ in
+            let run = runs.increment()
+            if refuse.current { throw Refused() }
+            return Service(run: run)
+        }
+        app.register(Holder.self, lifetime: .perContainer) { r in
+            _ = try r.resolve(Holder.self)
+            return Holder(middle: Middle(dependency: Dependency(origin: "app")))
+        }
+        for number in 0..<4 { _ = try app.makeChild(name: "warm-\(number)").resolve(Service.self) }
+        let request = app.makeChild(name: "request")
+        refuse.withLock { $0 = true }
+        let failure = try #require(throws: ResolutionError.self) { try request.resolve(Service.self) }
+        #expect("\(failure.kind)" == "factoryFailed(Refused())")
+        refuse.withLock { $0 = false }
+        let service = try request.resolve(Service.self)
+        #expect(service.run == runs.value)
+        #expect(try request.resolve(Service.self) === service)
+        for number in 0..<4 {
+            let error = try #require(throws: ResolutionError.self) {
+                try app.makeChild(name: "cycle-\(number)").resolve(Holder.self)
+            }
+            #expect("\(error.kind)" == "circularDependency")
+        }
+    }
+
     // MARK: weakSingleton
 
     @Test func aWeakSingletonIsSharedWhileSomeoneHoldsIt() throws {

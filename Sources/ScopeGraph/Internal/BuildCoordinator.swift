@@ -62,6 +62,19 @@ final class BuildCoordinator: Sendable {
         }
     }
 
+    /// Makes `context` the builder of `slot` as `acquire` would, without the lock, for a slot
+    /// made just now and a context that has not coordinated yet in its resolve. Call with the
+    /// lock of the container the slot is being added to held: no other thread can reach the
+    /// slot before that lock is released, nor the context (it builds and waits for nothing
+    /// else), and a thread that later finds the slot there reads these fields under this
+    /// coordinator's lock, after taking the container's, which orders the writes before it.
+    func claimFresh(_ slot: AnySlot, for context: ResolutionContext) {
+        context.usedCoordinator = true
+        if context.group == nil { context.group = ResolutionGroup(context) }
+        slot.builder = context
+        context.ownedSlots.append(slot)
+    }
+
     /// Records that the owner's factory for `slot` returned the instance `box` publishes (not
     /// yet published); `object` is the instance itself for a weak slot, whose box does not
     /// keep it.

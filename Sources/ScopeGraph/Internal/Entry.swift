@@ -320,8 +320,14 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     @inline(__always)
     func perContainerInstance(_ request: Request, in context: ResolutionContext) throws -> T {
         let start = request.start
-        let erased = context.cacheScope?.slot(for: self, in: start) ?? start.erasedPerContainerSlot(for: self)
-        return try context.cachedInstance(self, slot: reinterpret(erased), request, root: start)
+        if let scope = context.cacheScope {
+            return try context.cachedInstance(self, slot: reinterpret(scope.slot(for: self, in: start)), request, root: start)
+        }
+        let (erased, claimed) = start.perContainerSlot(for: self, claimingFor: context)
+        let slot: Slot<T> = reinterpret(erased)
+        // A slot made just now holds nothing yet, and this resolve already owns it.
+        if claimed { return try context.buildOwnedInstance(self, slot: slot, request, root: start) }
+        return try context.cachedInstance(self, slot: slot, request, root: start)
     }
 
     /// Calls the factory of an argument-free key (the inlined path: no `Arguments?` to

@@ -469,6 +469,12 @@ final class ResolutionContext: @unchecked Sendable {
         throws -> T
     {
         if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
+        return try buildOwnedInstance(entry, slot: slot, request, root: root)
+    }
+
+    /// Builds the instance of a slot this resolve owns (acquired, or claimed when the slot was
+    /// made: `BuildCoordinator.claimFresh`) and hands it to the coordinator to publish.
+    func buildOwnedInstance<T>(_ entry: Entry<T>, slot: Slot<T>, _ request: Request, root: Container) throws -> T {
         let value: T
         do {
             value = try construct(entry, request, root: root)
