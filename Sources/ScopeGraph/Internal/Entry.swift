@@ -321,7 +321,8 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     func perContainerInstance(_ request: Request, in context: ResolutionContext) throws -> T {
         let start = request.start
         if let scope = context.cacheScope {
-            return try context.cachedInstance(self, slot: reinterpret(scope.slot(for: self, in: start)), request, root: start)
+            let slot: Slot<T> = reinterpret(scope.slot(for: self, in: start))
+            return try context.cachedInstance(self, slot: slot, request, root: start)
         }
         let (erased, claimed) = start.perContainerSlot(for: self, claimingFor: context)
         let slot: Slot<T> = reinterpret(erased)
