@@ -199,6 +199,8 @@ final class ResolutionContext: @unchecked Sendable {
         defer { unbind(from: thread) }
         if finishedEarly { return }
         if !usedCoordinator {
+            // Most resolves queue no blocks: no call to find that out.
+            guard hasPendingBlocks else { return }
             do {
                 try runPendingBlocks()
             } catch {
