@@ -61,6 +61,8 @@ struct ChildList {
     mutating func remove(_ address: UnsafeMutableRawPointer) {
         if many != nil {
             many!.removeValue(forKey: address)
+        } else if few.last?.toOpaque() == address {
+            few.removeLast()  // the newest child goes first, as a request scope does
         } else if let index = few.lastIndex(where: { $0.toOpaque() == address }) {
             few.remove(at: index)
         }
