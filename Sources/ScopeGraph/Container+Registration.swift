@@ -201,23 +201,21 @@ extension Container: RegistrationStore {
         slot: AnySlot, claimed: Bool
     ) {
         withState { state in
-            let id = ObjectIdentifier(entry)
-            if let slot = state.perContainer[id] { return (slot, false) }
-            let slot = entry.makeSlot()
-            let claimed = !context.usedCoordinator
-            if claimed { BuildCoordinator.shared.claimFresh(slot, for: context) }
-            state.perContainer.set(slot, for: id)
-            return (slot, claimed)
+            let (slot, isNew) = Self.perContainerSlot(for: entry, in: &state)
+            // Still under this container's lock: no other thread can find the slot yet.
+            guard isNew, !context.usedCoordinator else { return (slot, false) }
+            BuildCoordinator.shared.claimFresh(slot, for: context)
+            return (slot, true)
         }
     }
 
-    /// The `perContainer` slot of `entry` in `state`, created on first use. Call with the lock
-    /// held.
-    static func perContainerSlot(for entry: AnyEntry, in state: inout State) -> AnySlot {
+    /// The `perContainer` slot of `entry` in `state`, created on first use (`isNew`). Call with
+    /// the lock held.
+    static func perContainerSlot(for entry: AnyEntry, in state: inout State) -> (slot: AnySlot, isNew: Bool) {
         let id = ObjectIdentifier(entry)
-        if let slot = state.perContainer[id] { return slot }
+        if let slot = state.perContainer[id] { return (slot, false) }
         let slot = entry.makeSlot()
         state.perContainer.set(slot, for: id)
-        return slot
+        return (slot, true)
     }
 }

@@ -78,19 +78,15 @@ final class BuildCoordinator: Sendable {
     /// Records that the owner's factory for `slot` returned the instance `box` publishes (not
     /// yet published); `object` is the instance itself for a weak slot, whose box does not
     /// keep it.
-    func built(_ slot: AnySlot, box: AnyObject, keeping object: AnyObject?) {
-        lock.withLock {
-            slot.builtBox = box
-            slot.builtObject = object
-            lock.broadcast()
-        }
-    }
-
-    /// `built`, for the build that is its top-level resolve's last act: when the resolve is
-    /// alone in its group with no blocks to run, it publishes now what `finish` would publish
-    /// when the resolve ends (nothing can fail or be built in between), and marks the context
-    /// `finishedEarly`; one lock round trip instead of two.
-    func builtLast(_ slot: AnySlot, box: AnyObject, keeping object: AnyObject?, by context: ResolutionContext) {
+    ///
+    /// `isLastAct` says that `context`'s top-level resolve ends with this build (a request
+    /// scope's first read of its `perContainer` service): nothing can fail or be built after
+    /// it, so when that resolve is alone in its group with no blocks to run, what `finish`
+    /// would publish when the resolve ends is published now, and the context is marked
+    /// `finishedEarly` (one take of the lock instead of two).
+    func built(
+        _ slot: AnySlot, box: AnyObject, keeping object: AnyObject?, by context: ResolutionContext, isLastAct: Bool
+    ) {
         // What the slots let go of is released after unlocking: a deinit may resolve.
         var graveyard: [Any] = []
         lock.lock()
@@ -100,7 +96,7 @@ final class BuildCoordinator: Sendable {
         }
         slot.builtBox = box
         slot.builtObject = object
-        if publishAlone(context, into: &graveyard) {
+        if isLastAct, publishAlone(context, into: &graveyard) {
             context.finishedEarly = true
         } else {
             lock.broadcast()

@@ -60,7 +60,7 @@ extension Container {
     private static func memoSlot(of entry: AnyEntry, in state: inout State) -> AnySlot? {
         switch entry.lifetime {
         case .singleton, .weakSingleton, .eagerSingleton: entry.ownerSlot
-        case .perContainer: perContainerSlot(for: entry, in: &state)
+        case .perContainer: perContainerSlot(for: entry, in: &state).slot
         case .unique, .graph: nil
         }
     }

@@ -37,9 +37,9 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) var usedCoordinator = false
     /// Set when the top-level request is a cached instance whose build is the resolve's last
     /// act (a request scope's first read of its `perContainer` service): nothing can fail or
-    /// be built after it, so the build may publish at once (`BuildCoordinator.builtLast`).
+    /// be built after it, so the build may publish at once (`BuildCoordinator.built`).
     @exclusivity(unchecked) private var endsWithTopLevelBuild = false
-    /// Set when `builtLast` published everything this resolve built: `endTopLevel` has
+    /// Set when `built` published everything this resolve built: `endTopLevel` has
     /// nothing left to publish.
     @exclusivity(unchecked) var finishedEarly = false
     /// The entry whose factory returned last, and at which depth, for observers.
@@ -492,12 +492,9 @@ final class ResolutionContext: @unchecked Sendable {
         }
         // A weak slot's box holds its instance weakly: the instance is kept apart until published.
         let object = slot.isWeak ? (reinterpret(box) as WeakBox).object : nil
-        if endsWithTopLevelBuild, stack.isEmpty {
-            // The top-level request's own build, and the resolve's last act.
-            BuildCoordinator.shared.builtLast(slot, box: box, keeping: object, by: self)
-        } else {
-            BuildCoordinator.shared.built(slot, box: box, keeping: object)
-        }
+        // The top-level request's own build may be the resolve's last act.
+        let isLastAct = endsWithTopLevelBuild && stack.isEmpty
+        BuildCoordinator.shared.built(slot, box: box, keeping: object, by: self, isLastAct: isLastAct)
         return value
     }
 
