@@ -156,11 +156,12 @@ public final class Container: Sendable {
     /// - Parameter others: The containers to visit, in order.
     public func collaborate(with others: [Container]) {
         for other in others where other !== self {
-            let added = withState { state -> Bool in
-                state.collaborators.removeAll { $0.value == nil }
-                if state.collaborators.contains(where: { $0.id == ObjectIdentifier(other) }) { return false }
+            // The live collaborators come back to be released here, after the lock.
+            let (added, _) = withState { state -> (Bool, [Container]) in
+                let live = state.collaborators.removeGone()
+                if state.collaborators.contains(where: { $0.id == ObjectIdentifier(other) }) { return (false, live) }
                 state.collaborators.append(WeakContainer(other))
-                return true
+                return (true, live)
             }
             guard added else { continue }
             other.addDependent(self)
@@ -171,10 +172,12 @@ public final class Container: Sendable {
     /// Records that `dependent` links to this container, so that this container's changes and
     /// its end invalidate `dependent`'s lookups.
     func addDependent(_ dependent: Container) {
-        withState { state in
-            state.dependents.removeAll { $0.value == nil }
+        // The live dependents come back to be released here, after the lock.
+        _ = withState { state -> [Container] in
+            let live = state.dependents.removeGone()
             state.dependents.append(WeakContainer(dependent))
             hasHadDependents.store(true, ordering: .releasing)
+            return live
         }
     }
 
@@ -183,6 +186,23 @@ public final class Container: Sendable {
         var node = self
         while let parent = node.parent { node = parent }
         return node
+    }
+}
+
+extension [WeakContainer] {
+    /// Drops the links to containers that are gone and returns the live ones, strongly. Call
+    /// with a container's lock held, and let go of the result after unlocking: checking a link
+    /// takes a strong reference for a moment, and if the container's other references go at
+    /// that moment, releasing it there would run the container's `deinit` under the lock, which
+    /// takes locks of its own (its parent's, its dependents').
+    mutating func removeGone() -> [Container] {
+        var live: [Container] = []
+        removeAll { link in
+            guard let container = link.value else { return true }
+            live.append(container)
+            return false
+        }
+        return live
     }
 }
 

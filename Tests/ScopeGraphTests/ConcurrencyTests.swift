@@ -152,6 +152,30 @@ import Testing
         #expect(try request.resolve(Slow.self) === seen.current.first)
     }
 
+    /// Children that collaborate with their parent are its dependents (held weakly). While
+    /// their owner drops them, other containers keep linking to the parent, which prunes its
+    /// links to dropped containers under its lock: the check must not free a child there (its
+    /// `deinit` takes the same lock). A hang fails the test (bounded at 60 s).
+    @Test func droppingChildrenThatLinkToTheirParentWhileOthersLinkToItDoesNotDeadlock() {
+        let parent = Container(name: "parent")
+        let done = Guarded(false)
+        let finished = runOnThreads(2, timeout: 60) { index in
+            if index == 0 {
+                for _ in 0..<400 {
+                    var batch = (0..<64).map { parent.makeChild(name: "child-\($0)") }
+                    for child in batch { child.collaborate(with: parent) }
+                    while !batch.isEmpty { batch.removeLast() }
+                }
+                done.withLock { $0 = true }
+            } else {
+                while !done.current { Container(name: "linker").collaborate(with: parent) }
+            }
+        }
+        #expect(finished)
+        guard finished else { return }  // a deadlocked thread still holds the parent's lock
+        #expect(parent.children.isEmpty)
+    }
+
     @Test func readingACachedInstanceNeverWaitsForAnotherThreadsFactory() {
         let container = Container()
         let release = DispatchSemaphore(value: 0)

@@ -29,14 +29,17 @@ extension Container {
     /// Puts back exactly the captured registrations and links, and empties this container's
     /// caches (singleton, weak, eager and `perContainer` instances).
     package func restoreState(_ captured: CapturedState) {
-        let (current, slots, oldLinks) = withState { state -> ([AnyEntry], [AnySlot], [WeakContainer]) in
-            defer {
-                state.registrations = captured.registrations
-                state.nextSequence = max(state.nextSequence, captured.nextSequence)
-                state.collaborators = captured.collaborators.filter { $0.value != nil }
-                state.perContainer = SmallMap()
-            }
-            return (state.registrations.values.map(\.entry), state.perContainer.allValues, state.collaborators)
+        // The restored links' live containers come back to be released after the lock.
+        let (current, slots, oldLinks, _) = withState {
+            state -> (current: [AnyEntry], slots: [AnySlot], links: [WeakContainer], live: [Container]) in
+            let old = (state.registrations.values.map(\.entry), state.perContainer.allValues, state.collaborators)
+            var restoredLinks = captured.collaborators
+            let live = restoredLinks.removeGone()
+            state.registrations = captured.registrations
+            state.nextSequence = max(state.nextSequence, captured.nextSequence)
+            state.collaborators = restoredLinks
+            state.perContainer = SmallMap()
+            return (old.0, old.1, old.2, live)
         }
         // Restored links need their reverse links for invalidation; stale reverse links are harmless.
         for link in captured.collaborators where !oldLinks.contains(where: { $0.id == link.id }) {
