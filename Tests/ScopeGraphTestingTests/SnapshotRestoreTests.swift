@@ -1,3 +1,4 @@
+import Foundation
 import ScopeGraphTesting
 import Testing
 
@@ -154,6 +155,36 @@ import Testing
         #expect(built == nil)
     }
 
+    /// Restore undoes an `onResolved` block whose closure holds the last reference to an object
+    /// whose `deinit` resolves the same registration: the block is released after the
+    /// registration's lock (it used to be released under it, and the resolve then waited for
+    /// that lock forever). Bounded: a hang fails the test after 20 s.
+    @Test func restoreMayFreeABlockWhoseCaptureResolvesTheRegistration() {
+        let app = Container(name: "app")
+        let registration = app.register(Widget.self) { _ in Widget() }
+        let snapshot = app.snapshot()
+        let resolvedInDeinit = Locked(false)
+        Self.addBlock(to: registration, resolving: app, flag: resolvedInDeinit)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            app.restore(snapshot)
+            done.signal()
+        }.start()
+        let finished = done.wait(timeout: .now() + 20) == .success
+        #expect(finished, "restore did not return within 20 s")
+        guard finished else { return }
+        #expect(resolvedInDeinit.withLock { $0 })
+    }
+
+    /// Adds a block that holds an object whose `deinit` resolves `Widget` from `container`.
+    @inline(never)
+    private static func addBlock(
+        to registration: Registration<Widget>, resolving container: Container, flag: Locked<Bool>
+    ) {
+        let capture = DeinitAction { flag.withLock { $0 = (try? container.resolve(Widget.self)) != nil } }
+        registration.onResolved { _, _ in _ = capture }
+    }
+
     @Test func aSnapshotDoesNotKeepItsContainerAlive() throws {
         weak var container: Container?
         let snapshot: ContainerSnapshot
@@ -264,4 +295,11 @@ import Testing
             second.restore(first.snapshot())
         }
     }
+}
+
+/// Runs an action when freed.
+private final class DeinitAction: Sendable {
+    let action: @Sendable () -> Void
+    init(_ action: @escaping @Sendable () -> Void) { self.action = action }
+    deinit { action() }
 }

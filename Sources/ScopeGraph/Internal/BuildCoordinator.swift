@@ -93,6 +93,7 @@ final class BuildCoordinator: Sendable {
         defer {
             lock.unlock()
             graveyard.removeAll()
+            context.releaseRetiredSlots()
         }
         slot.builtBox = box
         slot.builtObject = object
@@ -127,6 +128,7 @@ final class BuildCoordinator: Sendable {
         defer {
             lock.unlock()
             graveyard.removeAll()
+            context.releaseRetiredSlots()
         }
         if publishAlone(context, into: &graveyard) { return }
         context.isDone = true
@@ -141,9 +143,10 @@ final class BuildCoordinator: Sendable {
             }
             if context.group.published { return }
             if context.group.members.allSatisfy(\.isDone), context.group.runningBlocks == 0 {
-                let work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
+                var work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
                 if !work.isEmpty {
-                    if let failure = runBlocks(work.sorted { $0.1.sequence < $1.1.sequence }, of: context, on: thread) {
+                    work.sort { $0.1.sequence < $1.1.sequence }
+                    if let failure = runBlocks(&work, of: context, on: thread) {
                         if context.group.error == nil { context.group.error = failure }
                         release(context, into: &graveyard)
                         lock.broadcast()
@@ -151,7 +154,7 @@ final class BuildCoordinator: Sendable {
                     }
                     continue  // blocks may have built more instances, with blocks of their own
                 }
-                for member in context.group.members { publish(member, into: &graveyard) }
+                for member in context.group.members { publish(member, by: context, into: &graveyard) }
                 context.group.published = true
                 lock.broadcast()
                 return
@@ -168,7 +171,7 @@ final class BuildCoordinator: Sendable {
             !context.hasPendingBlocks
         else { return false }
         context.isDone = true
-        publish(context, into: &graveyard)
+        publish(context, by: context, into: &graveyard)
         if context.waiters == 0 {
             // Nobody can reach this context any more (its slots are released and no waiter
             // still points to it): its thread may reuse it, with its group of one.
@@ -181,12 +184,16 @@ final class BuildCoordinator: Sendable {
         return true
     }
 
-    /// Publishes what `member` built and releases its slots. What no slot keeps (replaced
-    /// boxes, weakly held instances) goes to `graveyard`, for release after unlocking.
-    private func publish(_ member: ResolutionContext, into graveyard: inout [Any]) {
+    /// Publishes what `member` built and lets go of its slots. What no slot keeps (replaced
+    /// boxes, weakly held instances) goes to `graveyard`, and the slots to `context` (the
+    /// publishing resolve's, `ResolutionContext.retiredSlots`), for release after unlocking:
+    /// a slot whose container went meanwhile has its last reference here, and freeing it frees
+    /// the instance, whose `deinit` may resolve.
+    private func publish(_ member: ResolutionContext, by context: ResolutionContext, into graveyard: inout [Any]) {
         // Popped, and the built instance taken out of its slot: moved, not copied and released
-        // (usually one slot; popping keeps the array's storage for the next resolve).
+        // (usually one slot; popping keeps the arrays' storage for the next resolve).
         while let slot = member.ownedSlots.popLast() {
+            context.retiredSlots.append(slot)
             guard slot.builder === member else { continue }
             slot.builder = nil
             if let box = slot.builtBox.take() {
@@ -198,9 +205,12 @@ final class BuildCoordinator: Sendable {
     }
 
     /// Runs blocks of the group's members with the lock released, each with its owner's
-    /// context bound to this thread. Returns the first failure.
+    /// context bound to this thread, and empties `work` before taking the lock again (a block
+    /// holds its instance, and the last reference to an instance may go with it: its `deinit`
+    /// may resolve). Returns the first failure.
     private func runBlocks(
-        _ work: [(ResolutionContext, ResolutionContext.Pending)], of context: ResolutionContext, on thread: ThreadState
+        _ work: inout [(ResolutionContext, ResolutionContext.Pending)], of context: ResolutionContext,
+        on thread: ThreadState
     ) -> (any Error)? {
         context.group.runningBlocks += 1
         lock.unlock()
@@ -215,6 +225,7 @@ final class BuildCoordinator: Sendable {
             }
         }
         thread.context = Unmanaged.passUnretained(context)
+        work = []
         lock.lock()
         // The group may have merged into another meanwhile: the count moved with it.
         context.group.runningBlocks -= 1
@@ -240,6 +251,7 @@ final class BuildCoordinator: Sendable {
     /// Gives up the slots `context` was building; the instances they held go to `graveyard`,
     /// for the caller to release after unlocking.
     private func release(_ context: ResolutionContext, into graveyard: inout [Any]) {
+        graveyard.append(contentsOf: context.ownedSlots as [Any])
         for slot in context.ownedSlots where slot.builder === context {
             if let box = slot.builtBox { graveyard.append(box) }
             if let object = slot.builtObject { graveyard.append(object) }

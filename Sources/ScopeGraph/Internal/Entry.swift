@@ -82,10 +82,14 @@ package class AnyEntry: @unchecked Sendable {
     /// `onResolved` calls made since are undone.
     func restoreExtras(_ captured: CapturedExtras) {
         if captured.forwardKeys.isEmpty, captured.blocks.isEmpty, existingExtras == nil { return }
-        extras.withLock { extras in
+        // The blocks undone come back to be released here, after the lock: one may hold the
+        // last reference to an object whose deinit resolves this registration.
+        _ = extras.withLock { extras -> Extras in
+            let undone = extras
             extras.forwardKeys = captured.forwardKeys
             extras.blocks = captured.blocks
             blockCount.store(UInt32(extras.blocks.count), ordering: .releasing)
+            return undone
         }
     }
 

@@ -71,6 +71,10 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) var waitPath: [Key] = []
     @exclusivity(unchecked) var isDone = false
     @exclusivity(unchecked) var ownedSlots: [AnySlot] = []
+    /// Slots the coordinator let go of while this context's thread held its lock (see
+    /// `BuildCoordinator.publish`), released by that thread after unlocking. Only that thread
+    /// touches it.
+    @exclusivity(unchecked) var retiredSlots: [AnySlot] = []
     /// How many contexts wait for a slot this one builds (they point to it while they do).
     @exclusivity(unchecked) var waiters = 0
     /// Set by `finish` when, published alone, this context is referenced by no other: its
@@ -243,6 +247,12 @@ final class ResolutionContext: @unchecked Sendable {
     /// Breaks the reference cycle between a reused context and its group of one, when its
     /// thread exits (no other thread can reach either).
     func dropGroup() { group = nil }
+
+    /// Lets go of `retiredSlots`, one at a time: a slot's `deinit` may free an instance whose
+    /// own `deinit` resolves, and may retire more slots here meanwhile.
+    func releaseRetiredSlots() {
+        while retiredSlots.popLast() != nil {}
+    }
 
     /// True when instances built by this resolve have `onResolved` blocks still to run.
     var hasPendingBlocks: Bool { !pending.isEmpty }

@@ -10,6 +10,10 @@ package final class ResolutionScope: @unchecked Sendable {
     private var table: [ObjectIdentifier: [Key: Container.Registered]] = [:]
     private var nextSequence = 0
     private var pinned: [Container] = []
+    /// Overrides replaced by a later one for the same key while the scope was set up, kept
+    /// until the scope goes: the recorder replaces them under its lock, and an override's
+    /// factory may hold the last reference to an object whose deinit registers.
+    private var replaced: [AnyEntry] = []
     private let slots = Locked<[SlotKey: AnySlot]>([:])
     /// Told about every instance built or reused while this scope is active.
     package let observer: (any ResolutionObserver)?
@@ -70,6 +74,7 @@ package final class ResolutionScope: @unchecked Sendable {
 
     fileprivate func record(_ entry: AnyEntry, under key: Key, in container: Container) {
         if !pinned.contains(where: { $0 === container }) { pinned.append(container) }
+        if let old = table[ObjectIdentifier(container)]?[key] { replaced.append(old.entry) }
         table[ObjectIdentifier(container), default: [:]][key] = Container.Registered(
             entry: entry, sequence: nextSequence)
         nextSequence += 1

@@ -61,16 +61,16 @@ final class InjectionBox<T>: @unchecked Sendable {
 
     /// Changes the binding and forgets the instance, so the next read resolves afresh.
     func rebind(_ change: (inout Binding) -> Void) {
-        let released: State = lock.withLock {
+        let released = lock.withLock { () -> (Binding, State, AnyObject?) in
+            let old = (binding, state, object)
             change(&binding)
-            defer {
-                state = .unresolved
-                object = nil
-                lock.broadcast()
-            }
-            return state
+            state = .unresolved
+            object = nil
+            lock.broadcast()
+            return old
         }
-        // The old instance is released here, outside the lock: its deinit may read wrappers.
+        // The old binding (it may hold its container's last reference) and the old instance
+        // are released here, outside the lock: their deinits may resolve or read wrappers.
         _ = released
     }
 

@@ -1,0 +1,118 @@
+import Foundation
+import Testing
+
+@testable import ScopeGraph
+
+/// Instances whose `deinit` resolves, freed by the container at awkward moments: nothing that
+/// ScopeGraph lets go of while it holds one of its locks may run such a `deinit` there (the
+/// lock is taken again: a thread stuck for good). Each case ran into that before it was fixed;
+/// a hang fails the test after 20 s.
+@Suite struct ReentrantDeinitTests {
+    /// Runs `onDeinit` when freed.
+    final class Hook: Sendable {
+        let onDeinit: @Sendable () -> Void
+        init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+        deinit { onDeinit() }
+    }
+
+    final class Screen: @unchecked Sendable {
+        // @unchecked: the wrapper is only configured before the threads start; its box is thread-safe.
+        @LazyInjected var number: Int
+    }
+
+    /// Runs `body` on a thread of its own, bounded; true when it returned.
+    private func returns(_ body: @escaping @Sendable () -> Void) -> Bool {
+        runOnThreads(1, timeout: 20) { _ in body() }
+    }
+
+    /// A `unique` instance with an `onResolved` block, dropped by the factory that asked for it:
+    /// its last reference is the pending block, released when the blocks have run.
+    @Test func anInstanceFreedWithItsPendingBlockMayResolve() {
+        let container = Container(name: "app")
+        let resolvedInDeinit = Guarded(false)
+        container.register(Int.self, lifetime: .singleton) { _ in 42 }
+        container.register(Hook.self, lifetime: .unique) { _ in
+            Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
+        }.onResolved { _, _ in }
+        container.register(String.self, lifetime: .singleton) { r in
+            _ = try r.resolve(Hook.self)
+            return "app"
+        }
+        let finished = returns { _ = try? container.resolve(String.self) }
+        #expect(finished)
+        guard finished else { return }
+        #expect(resolvedInDeinit.current)
+    }
+
+    /// A request scope made and dropped inside a factory: when the build ends, the scope's slot
+    /// is the last reference to its instance.
+    @Test func aRequestScopeDroppedInsideAFactoryMayFreeAnInstanceThatResolves() {
+        let container = Container(name: "app")
+        let resolvedInDeinit = Guarded(false)
+        container.register(Int.self, lifetime: .singleton) { _ in 42 }
+        container.register(Hook.self, lifetime: .perContainer) { _ in
+            Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
+        }
+        container.register(String.self, lifetime: .unique) { _ in
+            _ = try container.makeChild(name: "temporary").resolve(Hook.self)
+            return "done"
+        }
+        let finished = returns { _ = try? container.resolve(String.self) }
+        #expect(finished)
+        guard finished else { return }
+        #expect(resolvedInDeinit.current)
+    }
+
+    /// A singleton of a collaborator whose owner lets it go while the singleton is built.
+    @Test func aCollaboratorDroppedDuringABuildMayFreeAnInstanceThatResolves() {
+        let container = Container(name: "app")
+        let resolvedInDeinit = Guarded(false)
+        let owner = Guarded<Container?>(nil)
+        Self.linkCollaborator(to: container, owner: owner, resolvedInDeinit: resolvedInDeinit)
+        container.register(Double.self, lifetime: .singleton) { _ in 1.5 }
+        container.register(String.self, lifetime: .unique) { r in
+            _ = try r.resolve(Hook.self)
+            return "done"
+        }
+        let finished = returns { _ = try? container.resolve(String.self) }
+        #expect(finished)
+        guard finished else { return }
+        #expect(resolvedInDeinit.current)
+        #expect(owner.current == nil)
+    }
+
+    @inline(never)
+    private static func linkCollaborator(
+        to container: Container, owner: Guarded<Container?>, resolvedInDeinit: Guarded<Bool>
+    ) {
+        let feature = Container(name: "feature")
+        feature.register(Hook.self, lifetime: .singleton) { _ in
+            owner.withLock { $0 = nil }  // the owner's reference goes now
+            return Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Double.self)) == 1.5 } }
+        }
+        container.collaborate(with: feature)
+        owner.withLock { $0 = feature }
+    }
+
+    /// Rebinding a property wrapper drops its old container, which may be the last reference
+    /// to it, and with it its singletons.
+    @Test func rebindingAWrapperMayFreeAContainerWhoseInstanceReadsTheWrapper() {
+        let screen = Screen()
+        let readInDeinit = Guarded(false)
+        Self.bindToTemporary(screen, readInDeinit: readInDeinit)
+        let finished = returns { screen.$number.container = Container(name: "other") }
+        #expect(finished)
+        guard finished else { return }
+        #expect(readInDeinit.current)
+    }
+
+    @inline(never)
+    private static func bindToTemporary(_ screen: Screen, readInDeinit: Guarded<Bool>) {
+        let temporary = Container(name: "temporary")
+        temporary.register(Hook.self, lifetime: .singleton) { _ in
+            Hook { readInDeinit.withLock { $0 = !screen.$number.isResolved } }
+        }
+        _ = try? temporary.resolve(Hook.self)
+        screen.$number.container = temporary
+    }
+}
