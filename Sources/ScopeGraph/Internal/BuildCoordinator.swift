@@ -87,7 +87,24 @@ final class BuildCoordinator: Sendable {
     func built(
         _ slot: AnySlot, box: AnyObject, keeping object: AnyObject?, by context: ResolutionContext, isLastAct: Bool
     ) {
-        // What the slots let go of is released after unlocking: a deinit may resolve.
+        withLock(releasingAfterwardsFor: context) { graveyard in
+            slot.builtBox = box
+            slot.builtObject = object
+            if isLastAct, publishAlone(context, into: &graveyard) {
+                context.finishedEarly = true
+            } else {
+                lock.broadcast()
+            }
+        }
+    }
+
+    /// Runs `body` with the lock held. What it puts in the graveyard, and the slots `context`
+    /// retired (`ResolutionContext.retiredSlots`), are released after unlocking: a deinit may
+    /// resolve.
+    @inline(__always)
+    private func withLock<R>(
+        releasingAfterwardsFor context: ResolutionContext, _ body: (inout [Any]) throws -> R
+    ) rethrows -> R {
         var graveyard: [Any] = []
         lock.lock()
         defer {
@@ -95,13 +112,7 @@ final class BuildCoordinator: Sendable {
             graveyard.removeAll()
             context.releaseRetiredSlots()
         }
-        slot.builtBox = box
-        slot.builtObject = object
-        if isLastAct, publishAlone(context, into: &graveyard) {
-            context.finishedEarly = true
-        } else {
-            lock.broadcast()
-        }
+        return try body(&graveyard)
     }
 
     /// Gives up a slot whose factory failed, so that others may build it.
@@ -122,44 +133,38 @@ final class BuildCoordinator: Sendable {
     /// with its own context bound), and then every instance is published. Throws the group's
     /// error if a member or a block failed.
     func finish(_ context: ResolutionContext, on thread: ThreadState) throws {
-        // What the slots let go of is released after unlocking: a deinit may resolve.
-        var graveyard: [Any] = []
-        lock.lock()
-        defer {
-            lock.unlock()
-            graveyard.removeAll()
-            context.releaseRetiredSlots()
-        }
-        if publishAlone(context, into: &graveyard) { return }
-        context.isDone = true
-        lock.broadcast()
-        // The group and its members reference each other; a finished member lets go.
-        defer { context.group = nil }
-        while true {
-            if let error = context.group.error {
-                release(context, into: &graveyard)
-                lock.broadcast()  // waiters on the released slots build them themselves
-                throw error
-            }
-            if context.group.published { return }
-            if context.group.members.allSatisfy(\.isDone), context.group.runningBlocks == 0 {
-                var work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
-                if !work.isEmpty {
-                    work.sort { $0.1.sequence < $1.1.sequence }
-                    if let failure = runBlocks(&work, of: context, on: thread) {
-                        if context.group.error == nil { context.group.error = failure }
-                        release(context, into: &graveyard)
-                        lock.broadcast()
-                        throw failure
-                    }
-                    continue  // blocks may have built more instances, with blocks of their own
+        try withLock(releasingAfterwardsFor: context) { graveyard in
+            if publishAlone(context, into: &graveyard) { return }
+            context.isDone = true
+            lock.broadcast()
+            // The group and its members reference each other; a finished member lets go.
+            defer { context.group = nil }
+            while true {
+                if let error = context.group.error {
+                    release(context, into: &graveyard)
+                    lock.broadcast()  // waiters on the released slots build them themselves
+                    throw error
                 }
-                for member in context.group.members { publish(member, by: context, into: &graveyard) }
-                context.group.published = true
-                lock.broadcast()
-                return
+                if context.group.published { return }
+                if context.group.members.allSatisfy(\.isDone), context.group.runningBlocks == 0 {
+                    var work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
+                    if !work.isEmpty {
+                        work.sort { $0.1.sequence < $1.1.sequence }
+                        if let failure = runBlocks(&work, of: context, on: thread) {
+                            if context.group.error == nil { context.group.error = failure }
+                            release(context, into: &graveyard)
+                            lock.broadcast()
+                            throw failure
+                        }
+                        continue  // blocks may have built more instances, with blocks of their own
+                    }
+                    for member in context.group.members { publish(member, by: context, into: &graveyard) }
+                    context.group.published = true
+                    lock.broadcast()
+                    return
+                }
+                lock.wait()
             }
-            lock.wait()
         }
     }
 
