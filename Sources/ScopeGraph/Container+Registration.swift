@@ -68,8 +68,9 @@ extension Container: RegistrationStore {
     }
 
     package func store(_ entry: AnyEntry, under key: Key) {
-        // The old snapshot, if any, is released when the statement ends, after the lock.
-        let (replaced, next, _) = withState { state -> (AnyEntry?, [Container], MemoSnapshot?) in
+        // The old snapshot, and a registration this key displaced, are released when the
+        // statement ends, after the lock.
+        let (replaced, next, _, _) = withState { state -> (AnyEntry?, [Container], MemoSnapshot?, AnyEntry?) in
             let registered = Registered(entry: entry, sequence: state.nextSequence)
             state.nextSequence += 1
             let old = state.registrations.updateValue(registered, forKey: key)?.entry
@@ -78,11 +79,11 @@ extension Container: RegistrationStore {
                 for forward in old.forwards where state.registrations[forward]?.entry === old {
                     state.registrations[forward] = nil
                 }
-                return (old, [], nil)
+                return (old, [], nil, nil)
             }
             // A new key drops nothing: forget this container's lookups under the same lock.
             let forgotten = forgetLookups(&state, dropping: [])
-            return (nil, forgotten.next, forgotten.retired)
+            return (nil, forgotten.next, forgotten.retired, old)
         }
         if let replaced {
             release([replaced])
