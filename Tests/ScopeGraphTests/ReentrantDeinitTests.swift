@@ -115,4 +115,42 @@ import Testing
         _ = try? temporary.resolve(Hook.self)
         screen.$number.container = temporary
     }
+
+    /// An error carrying a hook.
+    struct HookError: Error {
+        let hook: Hook
+    }
+
+    struct Failure: Error {}
+
+    /// The error of a failed cross-thread group, held only by the group once the member that
+    /// threw it has gone (its caller dropped it): the last member to fail lets the group go,
+    /// and the error with it. The group is set up by hand here; reaching this state with real
+    /// threads takes a cycle across threads whose factories fail one after the other.
+    @Test func aFailedGroupsErrorMayResolveWhenItsLastMemberFails() {
+        let container = Container(name: "app")
+        let resolvedInDeinit = Guarded(false)
+        container.register(Int.self, lifetime: .singleton) { _ in 42 }
+        let finished = returns {
+            let last = Self.lastMemberOfFailedGroup(
+                error: HookError(
+                    hook: Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }))
+            BuildCoordinator.shared.fail(last, with: Failure())
+        }
+        #expect(finished)
+        guard finished else { return }
+        #expect(resolvedInDeinit.current)
+    }
+
+    /// A group of two failed with `error`, whose first member has gone: the member returned
+    /// holds the only reference to the group.
+    @inline(never)
+    private static func lastMemberOfFailedGroup(error: any Error) -> ResolutionContext {
+        let (gone, last) = (ResolutionContext(), ResolutionContext())
+        let group = ResolutionGroup(gone)
+        group.members.append(last)
+        group.error = error
+        last.group = group
+        return last
+    }
 }

@@ -18,8 +18,14 @@ final class BuildCoordinator: Sendable {
     /// Returns the instance to use, or `nil` when the caller now owns `slot` and must build it.
     func acquire(_ slot: AnySlot, for context: ResolutionContext, key: Key) throws -> Any? {
         context.usedCoordinator = true
+        // Groups merged into another are released after unlocking: a group may hold the last
+        // reference to a member's context or to an error, and their deinits may resolve.
+        var absorbed: [ResolutionGroup] = []
         lock.lock()
-        defer { lock.unlock() }
+        defer {
+            lock.unlock()
+            absorbed.removeAll()
+        }
         if context.group == nil { context.group = ResolutionGroup(context) }
         while true {
             if let error = context.group.error { throw error }
@@ -36,7 +42,7 @@ final class BuildCoordinator: Sendable {
             }
             if owner.group === context.group, slot.builtBox != nil { return slot.builtAny() }
             if let cycle = waitCycle(from: owner, to: context) {
-                merge(cycle + [context])
+                absorbed += merge(cycle + [context])
                 lock.broadcast()
                 if slot.builtBox != nil { return slot.builtAny() }
                 // Now in one group, a member that waits for an instance already built can read
@@ -137,8 +143,10 @@ final class BuildCoordinator: Sendable {
             if publishAlone(context, into: &graveyard) { return }
             context.isDone = true
             lock.broadcast()
-            // The group and its members reference each other; a finished member lets go.
-            defer { context.group = nil }
+            // The group and its members reference each other; a finished member lets go (the
+            // group is released after unlocking: it may hold an error or a member's context, the
+            // last reference to either).
+            defer { retire(context, into: &graveyard) }
             while true {
                 if let error = context.group.error {
                     release(context, into: &graveyard)
@@ -183,7 +191,7 @@ final class BuildCoordinator: Sendable {
             context.isRecyclable = true
         } else {
             context.group.published = true
-            context.group = nil
+            retire(context, into: &graveyard)
         }
         lock.broadcast()
         return true
@@ -247,7 +255,7 @@ final class BuildCoordinator: Sendable {
             context.isDone = true
             if context.group.error == nil { context.group.error = error }
             release(context, into: &graveyard)
-            context.group = nil
+            retire(context, into: &graveyard)
             lock.broadcast()
             return graveyard
         }
@@ -265,6 +273,13 @@ final class BuildCoordinator: Sendable {
             slot.builder = nil
         }
         context.ownedSlots = []
+    }
+
+    /// Lets `context` go of its group, which goes to `graveyard`: released there, a group could
+    /// free its error or another member's context (and what they hold) under the lock.
+    private func retire(_ context: ResolutionContext, into graveyard: inout [Any]) {
+        if let group = context.group { graveyard.append(group) }
+        context.group = nil
     }
 
     /// The contexts on a path of waits from `start` back to `target`, if waiting on `start`
@@ -287,13 +302,18 @@ final class BuildCoordinator: Sendable {
         return search(start) ? path : nil
     }
 
-    /// Joins the groups of `contexts` into one.
-    private func merge(_ contexts: [ResolutionContext]) {
+    /// Joins the groups of `contexts` into one; returns the groups absorbed, for the caller to
+    /// release after unlocking.
+    private func merge(_ contexts: [ResolutionContext]) -> [ResolutionGroup] {
         for context in contexts where context.group == nil { context.group = ResolutionGroup(context) }
-        guard let into = contexts.map({ $0.group! }).max(by: { $0.members.count < $1.members.count }) else { return }
+        guard let into = contexts.map({ $0.group! }).max(by: { $0.members.count < $1.members.count }) else {
+            return []
+        }
+        var absorbed: [ResolutionGroup] = []
         for context in contexts {
             let group = context.group!
             guard group !== into else { continue }
+            absorbed.append(group)
             for member in group.members {
                 member.group = into
                 into.members.append(member)
@@ -302,6 +322,7 @@ final class BuildCoordinator: Sendable {
             into.runningBlocks += group.runningBlocks
             group.runningBlocks = 0
         }
+        return absorbed
     }
 
     /// The cycle error for a constructor cycle spanning threads: this resolve's path, the key,
