@@ -118,20 +118,65 @@ import Testing
         #expect(runs.value == 2 * (count + 1))
     }
 
-    @Test func aGraphInstanceIsSharedWithinOneResolveWhicheverContainerAsks() throws {
-        // "Shared within one top-level resolve": a singleton's dependencies resolve from its
-        // owner, and the graph instance the child's request built is the one it gets.
+    @Test func aGraphInstanceIsSharedByTheRequestsOfOneResolveThatStartFromOneContainer() throws {
+        // A singleton's factory asks from its owner; the top-level request from where it started.
         for startAtChild in [true, false] {
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
-            root.register(Service.self, lifetime: .graph) { _ in Service(run: 0) }
+            let runs = Counter()
+            root.register(Service.self, lifetime: .graph) { _ in Service(run: runs.increment()) }
             root.register(Pair.self, lifetime: .singleton) { r in Pair(first: try r.resolve(), second: try r.resolve())
             }
             root.register(Trio.self) { r in Trio(pair: try r.resolve(), direct: try r.resolve()) }
             let trio = try (startAtChild ? child : root).resolve(Trio.self)
             #expect(trio.pair.first === trio.pair.second)
-            #expect(trio.direct === trio.pair.first)
+            #expect((trio.direct === trio.pair.first) == !startAtChild)
+            #expect(runs.value == (startAtChild ? 2 : 1))
         }
+    }
+
+    /// What a request from a child and a singleton's factory both take.
+    struct Front {
+        let middle: Middle
+        let holder: Holder
+    }
+
+    @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton])
+    func aSingletonNeverGetsAGraphInstanceTheResolveBuiltFromAChild(lifetime: Lifetime) throws {
+        // The child's request builds Middle first, from the child's view; the singleton's
+        // factory, asking from its owner, must not get that one.
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        registerDependency(in: root)
+        registerDependency(in: child)
+        root.register(Middle.self) { r in Middle(dependency: try r.resolve()) }
+        root.register(Holder.self, lifetime: lifetime) { r in Holder(middle: try r.resolve()) }
+        root.register(Front.self) { r in
+            let middle: Middle = try r.resolve()
+            return Front(middle: middle, holder: try r.resolve())
+        }
+        let front = try child.resolve(Front.self)
+        #expect(front.middle.dependency.origin == "child")
+        #expect(front.holder.middle.dependency.origin == "root")
+        #expect(try root.resolve(Holder.self) === front.holder)
+    }
+
+    @Test func aChildsRequestNeverGetsAGraphInstanceASingletonBuiltFromItsOwner() throws {
+        // The mirror order: the singleton builds Middle from the owner first; the child's own
+        // request for Middle then builds one from the child's view.
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        registerDependency(in: root)
+        registerDependency(in: child)
+        root.register(Middle.self) { r in Middle(dependency: try r.resolve()) }
+        root.register(Holder.self, lifetime: .singleton) { r in Holder(middle: try r.resolve()) }
+        root.register(Front.self) { r in
+            let holder: Holder = try r.resolve()
+            return Front(middle: try r.resolve(), holder: holder)
+        }
+        let front = try child.resolve(Front.self)
+        #expect(front.holder.middle.dependency.origin == "root")
+        #expect(front.middle.dependency.origin == "child")
     }
 
     @Test(arguments: [false, true])

@@ -31,7 +31,7 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) var stack = FrameStack()
     /// The `graph` instances this resolve holds, each in a `StrongBox<T>` of its entry's type,
     /// so that sharing one needs no dynamic cast.
-    @exclusivity(unchecked) private var graph = SmallMap<Identity, AnyObject>()
+    @exclusivity(unchecked) private var graph = SmallMap<GraphKey, AnyObject>()
     @exclusivity(unchecked) private var pending: [Pending] = []
     /// Set once this context has taken part in cross-thread coordination.
     @exclusivity(unchecked) var usedCoordinator = false
@@ -52,6 +52,9 @@ final class ResolutionContext: @unchecked Sendable {
     /// While a block runs: the keys that were being built when its instance's factory
     /// returned (see `Pending.ancestors`), which errors put before the stack's.
     @exclusivity(unchecked) private var blockPath: [Key] = []
+    /// While a block runs: the depth of its frame, so that the stack is this deep exactly for
+    /// the block's own requests (not for those of the factories they run); -1 otherwise.
+    @exclusivity(unchecked) private var blockFrameDepth = -1
     /// Where the top-level request started, for suggestions in errors.
     /// Unretained: the caller of the top-level resolve holds the container for its duration,
     /// and retaining it (a weakly referenced object, so through its side table) would cost
@@ -99,14 +102,22 @@ final class ResolutionContext: @unchecked Sendable {
         let identity: Identity?
     }
 
-    /// A registration, by identity: the unit `graph` instances are shared by within one
-    /// top-level resolve, and uncached cycles are detected on, whichever container a request
-    /// for it started from (the contract's "shared within one top-level resolve", and its
-    /// cycles "across containers": an owner-rooted singleton that asks its owner for a `graph`
-    /// instance a child's request is building closes a cycle, and one the resolve already built
-    /// is the instance it gets).
+    /// A registration, by identity: the unit uncached cycles are detected on, whichever
+    /// container a request for it started from (the contract's cycles "across containers": an
+    /// owner-rooted singleton that asks its owner for a `graph` instance a child's request is
+    /// building closes a cycle).
     struct Identity: Hashable {
         let entry: ObjectIdentifier
+    }
+
+    /// What a `graph` instance is shared by within one top-level resolve: its registration and
+    /// the container the requests for it start from. An owner-rooted factory asks from the
+    /// owner, so it never gets an instance built from a child's view (it would capture the
+    /// child's registrations); a block's own request also sees the instances built from
+    /// elsewhere (see `graphInstancePosition`).
+    struct GraphKey: Hashable {
+        let entry: ObjectIdentifier
+        let start: ObjectIdentifier
     }
 
     struct Pending {
@@ -436,8 +447,17 @@ final class ResolutionContext: @unchecked Sendable {
     /// after the path of the instance whose block is running, if one is.
     var pathKeys: [Key] { blockPath.isEmpty ? stack.keys : blockPath + stack.keys }
 
-    /// Where this resolve holds the `graph` instance of `identity`, if it does.
-    func graphInstancePosition(_ identity: Identity) -> Int? { graph.position(of: identity) }
+    /// Where this resolve holds the `graph` instance of `entry` for a request that starts at
+    /// `start`, if it does: the one built for requests from there. A block's own request, when
+    /// there is none, gets the oldest instance of the registration this resolve built from
+    /// anywhere: every instance a resolve built is visible to its blocks, which is how a
+    /// property-injection cycle closes on the instance the resolve returns.
+    func graphInstancePosition(of entry: ObjectIdentifier, from start: ObjectIdentifier) -> Int? {
+        if graph.isEmpty { return nil }
+        if let position = graph.position(of: GraphKey(entry: entry, start: start)) { return position }
+        guard stack.count == blockFrameDepth else { return nil }
+        return graph.firstPosition { $0.entry == entry }
+    }
 
     /// The boxed `graph` instance at `position` (from `graphInstancePosition`): a
     /// `StrongBox<T>` of its entry's `T`.
@@ -445,18 +465,19 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// Records a new `graph` instance, boxed in a `StrongBox<T>` of its entry's `T`, for the
     /// rest of this resolve.
-    func storeGraphInstance(_ identity: Identity, box: AnyObject) { graph.set(box, for: identity) }
+    func storeGraphInstance(_ key: GraphKey, box: AnyObject) { graph.set(box, for: key) }
 
     func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
         let identity = Identity(entry: ObjectIdentifier(entry))
         // Instances resolved with runtime arguments are never shared.
         if request.arguments != nil { return try construct(entry, request, root: request.start, identity: identity) }
-        if let existing = graph.position(of: identity) {
+        let start = ObjectIdentifier(request.start)
+        if let existing = graphInstancePosition(of: identity.entry, from: start) {
             // Not `as! StrongBox<T>`: naming the type here would look up its metadata.
             return (reinterpret(graph.value(at: existing)) as StrongBox<T>).read()
         }
         let value = try construct(entry, request, root: request.start, identity: identity)
-        graph.set(entry.makeBox(value), for: identity)
+        graph.set(entry.makeBox(value), for: GraphKey(entry: identity.entry, start: start))
         return value
     }
 
@@ -533,11 +554,14 @@ final class ResolutionContext: @unchecked Sendable {
         stack.push(Frame(requestedKey: item.key, entry: item.entry, identity: nil))
         blockLineage = item.lineage + [(ObjectIdentifier(item.entry), item.key, item.entry.lifetime == .unique)]
         let outerPath = blockPath
+        let outerDepth = blockFrameDepth
         blockPath = item.ancestors
+        blockFrameDepth = stack.count
         defer {
             stack.pop()
             blockLineage = []
             blockPath = outerPath
+            blockFrameDepth = outerDepth
         }
         do {
             try item.run()

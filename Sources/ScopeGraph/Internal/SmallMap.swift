@@ -38,6 +38,13 @@ struct SmallMap<Key: Hashable, Value> {
     }
 
     /// The value at `position` (from `position(of:)`).
+    /// The position of the oldest item whose key satisfies `predicate` (a linear scan).
+    func firstPosition(where predicate: (Key) -> Bool) -> Int? {
+        guard let head else { return nil }
+        if predicate(head.key) { return 0 }
+        return rest.firstIndex { predicate($0.key) }.map { $0 + 1 }
+    }
+
     func value(at position: Int) -> Value { position == 0 ? head!.value : rest[position - 1].value }
 
     subscript(key: Key) -> Value? { position(of: key).map { value(at: $0) } }

@@ -20,16 +20,15 @@ struct UncachedConstruction {
 extension Container {
     /// The boxed instance of `entry` (unretained, inside a protected read) that the resolve in
     /// progress on this thread holds, when it is a `graph` registration resolved from here
-    /// before.
+    /// before (or, for a block's own request, from elsewhere: see `graphInstancePosition`).
     func sharedGraphInstanceBox(_ entry: Unmanaged<AnyEntry>, on thread: Unmanaged<ThreadState>)
         -> Unmanaged<AnyObject>?
     {
         guard let running = thread._withUnsafeGuaranteedRef({ $0.context }) else { return nil }
         return entry._withUnsafeGuaranteedRef { entry -> Unmanaged<AnyObject>? in
             guard entry.lifetime == .graph else { return nil }
-            let identity = ResolutionContext.Identity(entry: ObjectIdentifier(entry))
             return running._withUnsafeGuaranteedRef { context in
-                context.graphInstancePosition(identity).map {
+                context.graphInstancePosition(of: ObjectIdentifier(entry), from: ObjectIdentifier(self)).map {
                     Unmanaged.passUnretained(context.graphInstanceBox(at: $0))
                 }
             }
@@ -85,7 +84,11 @@ extension Container {
         try construction.entry._withUnsafeGuaranteedRef { entry in
             try construction.context._withUnsafeGuaranteedRef { context in
                 context.leaveConstruction(entry, key: entry.key, root: self, value: value())
-                if let graphBox { context.storeGraphInstance(construction.identity, box: graphBox) }
+                if let graphBox {
+                    let key = ResolutionContext.GraphKey(
+                        entry: construction.identity.entry, start: ObjectIdentifier(self))
+                    context.storeGraphInstance(key, box: graphBox)
+                }
                 if let thread = construction.thread {
                     try thread._withUnsafeGuaranteedRef { try context.endTopLevel(on: $0) }
                 }
