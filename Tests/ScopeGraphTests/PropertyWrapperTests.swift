@@ -43,6 +43,17 @@ private final class LazyHolder {
     @LazyInjected(tag: "formal") var formal: Greeter
 }
 
+/// A wrapper whose attribute stands on a line of its own, with a tag.
+private final class SplitDeclaration {
+    @LazyInjected(tag: "var formal", from: Container(name: "split"))
+    var formalGreeter: Greeter
+}
+
+/// An `@Injected` stored property with nothing registered for it.
+private final class MissingMailer {
+    @Injected(from: Container(name: "mail")) var mailer: Greeter
+}
+
 private struct WeakHolder {
     @WeakInjected var greeter: Greeter?
 }
@@ -245,6 +256,9 @@ private struct WeakHolder {
         let error = ResolutionError(kind: .notRegistered, key: ServiceKey(typeName: "Greeter"), path: [])
         let message = injectionFailureMessage(
             site: site, type: Greeter.self, tag: nil, container: "shared", error: error)
+        #expect(
+            message.hasPrefix(
+                "@LazyInjected property 'greeter' declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
         #expect(message.contains("(in LazyHolder)"))
         #expect(message.contains("could not resolve Greeter from container 'shared'."))
     }
@@ -252,7 +266,33 @@ private struct WeakHolder {
     @Test func reentrantReadMessageNamesThePropertyAndTheType() {
         let site = LazyHolder().$greeter.box.site
         let message = reentrantInjectionMessage(site: site, type: Greeter.self)
-        #expect(message.hasPrefix("@LazyInjected property declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
+        #expect(
+            message.hasPrefix(
+                "@LazyInjected property 'greeter' declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
         #expect(message.contains("its own resolve of Greeter"))
     }
+
+    @Test func theNameIsReadFromTheDeclarationEvenWhenTheAttributeStandsAlone() {
+        #expect(SplitDeclaration().$formalGreeter.box.site.propertyName == "formalGreeter")
+        #expect(InjectionSite.declaredName(in: #"  @Injected(tag: "let x") private var  mailer: Mailer"#) == "mailer")
+        #expect(InjectionSite.declaredName(in: "    @Injected") == nil)
+        #expect(LazyHolder().$formal.box.site.propertyName == "formal")
+    }
+
+    @Test func aWrapperMadeByAnInitializerCallIsNotNamed() {
+        let site = LazyInjected<Greeter>(from: Container(name: "c")).box.site
+        #expect(site.propertyName == nil)
+        #expect(site.described == "@LazyInjected property")
+    }
+
+    #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
+    @Test func theFatalErrorOfAStoredPropertyNamesTheProperty() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = MissingMailer()
+        }
+        let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(output.contains("@Injected property 'mailer' declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
+        #expect(output.contains("(in MissingMailer) could not resolve Greeter from container 'mail'."))
+    }
+    #endif
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where a property wrapper was declared, captured by its initializer's defaulted arguments,
 /// so a failure can say which property wanted what.
 struct InjectionSite: Sendable {
@@ -10,6 +12,59 @@ struct InjectionSite: Sendable {
     /// `#function` at the declaration: the enclosing type for a stored property, the enclosing
     /// function for a local variable or an explicit `_property = …` assignment.
     let function: StaticString
+    /// `#filePath` of the declaration: the source file, read for the property's name when a
+    /// failure is reported.
+    let filePath: StaticString
+
+    /// How a message names the property: `@Injected property 'name'`, the name read from the
+    /// declaration when its source file is present (as in development and in tests), else
+    /// `@Injected property`.
+    var described: String {
+        guard let name = propertyName else { return "\(wrapper) property" }
+        return "\(wrapper) property '\(name)'"
+    }
+
+    /// The name the declaration at `filePath`:`line` gives its property: the identifier after
+    /// `var` or `let` following the wrapper's attribute, on that line or, when the attribute
+    /// stands on a line of its own (`@Injected(tag: "x")`), on one of the next two. Best effort,
+    /// read only when a failure is reported; `nil` without the file, and for a wrapper made by
+    /// an explicit initializer call.
+    var propertyName: String? {
+        guard line > 0, let source = try? String(contentsOfFile: "\(filePath)", encoding: .utf8) else { return nil }
+        let lines = source.split(separator: "\n", omittingEmptySubsequences: false)
+        let first = Int(line) - 1
+        guard first < lines.count, let attribute = lines[first].range(of: wrapper) else { return nil }
+        let rest = lines[first][attribute.upperBound...]
+        if let next = rest.first, next == "_" || next.isLetter || next.isNumber { return nil }
+        if let name = Self.declaredName(in: rest) { return name }
+        for text in lines[(first + 1)..<min(first + 3, lines.count)] {
+            if let name = Self.declaredName(in: text) { return name }
+            guard text.drop(while: \.isWhitespace).first == "@" else { return nil }
+        }
+        return nil
+    }
+
+    /// The identifier after the first `var` or `let` word of `line`, string literals skipped.
+    static func declaredName(in line: Substring) -> String? {
+        var words: [String] = []
+        var word = ""
+        var inString = false
+        for character in line {
+            if character == "\"" {
+                inString.toggle()
+            } else if !inString, character == "_" || character.isLetter || character.isNumber {
+                word.append(character)
+                continue
+            }
+            if !word.isEmpty { words.append(word) }
+            word = ""
+        }
+        if !word.isEmpty { words.append(word) }
+        guard let keyword = words.firstIndex(where: { $0 == "var" || $0 == "let" }), keyword + 1 < words.count else {
+            return nil
+        }
+        return words[keyword + 1]
+    }
 }
 
 /// Words the fatal error of a property wrapper that could not resolve its service.
@@ -29,7 +84,7 @@ func injectionFailureMessage(
 ) -> String {
     let wanted = ServiceKey(typeName: String(describing: type), tag: tag)
     return """
-        \(site.wrapper) property declared at \(site.file):\(site.line) (in \(site.function)) could not \
+        \(site.described) declared at \(site.file):\(site.line) (in \(site.function)) could not \
         resolve \(wanted) from container '\(container)'.
         \(error)
         """
@@ -43,7 +98,7 @@ func injectionFailureMessage(
 /// - Returns: A one-paragraph message naming the property and the type.
 func reentrantInjectionMessage(site: InjectionSite, type: Any.Type) -> String {
     """
-    \(site.wrapper) property declared at \(site.file):\(site.line) (in \(site.function)) was read while \
+    \(site.described) declared at \(site.file):\(site.line) (in \(site.function)) was read while \
     its own resolve of \(String(describing: type)) was still running on this thread: a factory reads \
     the property it is building for. Break the cycle with onResolved, or read the property later.
     """

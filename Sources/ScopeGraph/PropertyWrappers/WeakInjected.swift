@@ -28,11 +28,15 @@ public struct WeakInjected<T> {
     ///   - file: Filled in by the compiler: where the property is declared, for error messages.
     ///   - line: Filled in by the compiler.
     ///   - function: Filled in by the compiler: the enclosing declaration.
+    ///   - filePath: Filled in by the compiler: where to read the property's name from, if its
+    ///     declaration must be reported.
     public init(
         tag: ServiceTag? = nil, from container: Container? = nil,
-        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function
+        file: StaticString = #fileID, line: UInt = #line, function: StaticString = #function,
+        filePath: StaticString = #filePath
     ) {
-        let site = InjectionSite(wrapper: "@WeakInjected", file: file, line: line, function: function)
+        let site = InjectionSite(
+            wrapper: "@WeakInjected", file: file, line: line, function: function, filePath: filePath)
         box = InjectionBox(tag: tag, container: container, holdsWeakly: true, site: site)
     }
 
