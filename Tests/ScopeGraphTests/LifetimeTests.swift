@@ -145,17 +145,7 @@ import Testing
     func aSingletonNeverGetsAGraphInstanceTheResolveBuiltFromAChild(lifetime: Lifetime) throws {
         // The child's request builds Middle first, from the child's view; the singleton's
         // factory, asking from its owner, must not get that one.
-        let root = Container(name: "root")
-        let child = root.makeChild(name: "child")
-        registerDependency(in: root)
-        registerDependency(in: child)
-        root.register(Middle.self) { r in Middle(dependency: try r.resolve()) }
-        root.register(Holder.self, lifetime: lifetime) { r in Holder(middle: try r.resolve()) }
-        root.register(Front.self) { r in
-            let middle: Middle = try r.resolve()
-            return Front(middle: middle, holder: try r.resolve())
-        }
-        let front = try child.resolve(Front.self)
+        let (front, root) = try resolveFrontFromAChild(holderLifetime: lifetime, holderFirst: false)
         #expect(front.middle.dependency.origin == "child")
         #expect(front.holder.middle.dependency.origin == "root")
         #expect(try root.resolve(Holder.self) === front.holder)
@@ -164,19 +154,32 @@ import Testing
     @Test func aChildsRequestNeverGetsAGraphInstanceASingletonBuiltFromItsOwner() throws {
         // The mirror order: the singleton builds Middle from the owner first; the child's own
         // request for Middle then builds one from the child's view.
+        let front = try resolveFrontFromAChild(holderLifetime: .singleton, holderFirst: true).front
+        #expect(front.holder.middle.dependency.origin == "root")
+        #expect(front.middle.dependency.origin == "child")
+    }
+
+    /// A root with a child that both register `Dependency`; `Middle` (graph) and `Holder`
+    /// (owner-rooted, holding a `Middle`) in the root; `Front` resolved from the child, asking
+    /// for its two parts in the order given.
+    private func resolveFrontFromAChild(holderLifetime: Lifetime, holderFirst: Bool) throws -> (
+        front: Front, root: Container
+    ) {
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
         registerDependency(in: root)
         registerDependency(in: child)
         root.register(Middle.self) { r in Middle(dependency: try r.resolve()) }
-        root.register(Holder.self, lifetime: .singleton) { r in Holder(middle: try r.resolve()) }
+        root.register(Holder.self, lifetime: holderLifetime) { r in Holder(middle: try r.resolve()) }
         root.register(Front.self) { r in
-            let holder: Holder = try r.resolve()
-            return Front(middle: try r.resolve(), holder: holder)
+            if holderFirst {
+                let holder: Holder = try r.resolve()
+                return Front(middle: try r.resolve(), holder: holder)
+            }
+            let middle: Middle = try r.resolve()
+            return Front(middle: middle, holder: try r.resolve())
         }
-        let front = try child.resolve(Front.self)
-        #expect(front.holder.middle.dependency.origin == "root")
-        #expect(front.middle.dependency.origin == "child")
+        return (try child.resolve(Front.self), root)
     }
 
     @Test(arguments: [false, true])
