@@ -385,8 +385,11 @@ import Testing
         }
     }
 
+    /// A singleton is published only after its `onResolved` blocks have run: a reader on
+    /// another thread that asks while the block runs waits for it, and gets the instance as the
+    /// block left it.
     @Test func anInstanceIsPublishedOnlyAfterItsBlocksFinish() {
-        for _ in 0..<10 {
+        for _ in 0..<3 {
             let container = Container()
             let blockStarted = DispatchSemaphore(value: 0)
             let finishBlock = DispatchSemaphore(value: 0)
@@ -396,27 +399,32 @@ import Testing
                     _ = finishBlock.wait(timeout: .now() + 5)
                     flagged.ready = true
                 }
-            let readiness = Guarded<[Bool]>([])
-            let builder = Thread {
-                if let flagged = try? container.resolve(Flagged.self) {
-                    readiness.withLock { $0.append(flagged.ready) }
-                }
-            }
-            builder.start()
+            let builderSaw = Guarded<Bool?>(nil)
+            let readerSaw = Guarded<Bool?>(nil)
+            let builderDone = DispatchSemaphore(value: 0)
+            Thread {
+                builderSaw.withLock { $0 = (try? container.resolve(Flagged.self))?.ready }
+                builderDone.signal()
+            }.start()
             #expect(blockStarted.wait(timeout: .now() + 5) == .success)
+
+            let aboutToResolve = DispatchSemaphore(value: 0)
             let readerDone = DispatchSemaphore(value: 0)
             Thread {
-                if let flagged = try? container.resolve(Flagged.self) {
-                    readiness.withLock { $0.append(flagged.ready) }
-                }
+                aboutToResolve.signal()
+                readerSaw.withLock { $0 = (try? container.resolve(Flagged.self))?.ready }
                 readerDone.signal()
             }.start()
+            #expect(aboutToResolve.wait(timeout: .now() + 5) == .success)
+            // The block is still held, so a reader that got an instance now got it half-built.
+            #expect(
+                readerDone.wait(timeout: .now() + 0.5) == .timedOut,
+                "the reader waits while the block runs")
             finishBlock.signal()
             #expect(readerDone.wait(timeout: .now() + 5) == .success)
-            // Both the builder and the concurrent reader see the instance only once it is ready.
-            let deadline = Date().addingTimeInterval(5)
-            while readiness.current.count < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
-            #expect(readiness.current == [true, true])
+            #expect(builderDone.wait(timeout: .now() + 5) == .success)
+            #expect(builderSaw.current == true)
+            #expect(readerSaw.current == true, "the reader saw the instance its block initialised")
         }
     }
 
