@@ -305,20 +305,25 @@ import Testing
         #expect(left.right != nil)
     }
 
+    /// Two threads that resolve the two ends of a property cycle at once (both factories
+    /// running, met at a rendezvous) end with one consistent pair, each factory having run once.
     @Test func twoThreadsAtBothEndsOfAPropertyCycleGetOneConsistentPair() throws {
         for _ in 0..<20 {
             let container = Container()
             let meeting = Rendezvous()
+            let met = Guarded<[Bool]>([])
             let leftRuns = Counter()
             let rightRuns = Counter()
             container.register(Left.self, lifetime: .singleton) { _ in
                 leftRuns.increment()
-                _ = meeting.arriveFirst(timeout: 2)
+                let arrived = meeting.arriveFirst(timeout: 2)
+                met.withLock { $0.append(arrived) }
                 return Left()
             }.onResolved { r, left in left.right = try r.resolve() }
             container.register(Right.self, lifetime: .singleton) { _ in
                 rightRuns.increment()
-                _ = meeting.arriveSecond(timeout: 2)
+                let arrived = meeting.arriveSecond(timeout: 2)
+                met.withLock { $0.append(arrived) }
                 return Right()
             }.onResolved { r, right in right.left = try r.resolve() }
 
@@ -336,6 +341,7 @@ import Testing
                     }
                 } catch { errors.withLock { $0.append("\(error)") } }
             }
+            #expect(met.current == [true, true], "both factories ran at once")
             #expect(errors.current.isEmpty)
             #expect(leftRuns.value == 1)
             #expect(rightRuns.value == 1)
@@ -347,20 +353,32 @@ import Testing
         }
     }
 
+    /// Two threads that start a constructor cycle at both ends at once (both factories running,
+    /// met at a rendezvous) both throw the group's one `.circularDependency` error, whose path
+    /// runs from the top-level request of the resolve that closed the cycle, through the key
+    /// the other thread builds, back to the repeated key; nothing is cached.
     @Test func twoThreadsAtBothEndsOfAConstructorCycleBothGetTheCycleError() {
         for _ in 0..<20 {
             let container = Container()
             let meeting = Rendezvous()
+            let met = Guarded<[Bool]>([])
             let concurrentPhase = Guarded(true)
             container.register(Left.self, lifetime: .singleton) { r in
-                if concurrentPhase.current { _ = meeting.arriveFirst(timeout: 2) }
+                if concurrentPhase.current {
+                    let arrived = meeting.arriveFirst(timeout: 2)
+                    met.withLock { $0.append(arrived) }
+                }
                 return Left(right: try r.resolve())
             }
             container.register(Right.self, lifetime: .singleton) { r in
-                if concurrentPhase.current { _ = meeting.arriveSecond(timeout: 2) }
+                if concurrentPhase.current {
+                    let arrived = meeting.arriveSecond(timeout: 2)
+                    met.withLock { $0.append(arrived) }
+                }
                 return Right(left: try r.resolve())
             }
-            let kinds = Guarded<[String]>([])
+            let outcomes = Guarded<[Int: String]>([:])
+            let paths = Guarded<[Int: [String]]>([:])
             runOnThreads(2) { index in
                 do {
                     if index == 0 {
@@ -368,12 +386,18 @@ import Testing
                     } else {
                         _ = try container.resolve(Right.self)
                     }
-                    kinds.withLock { $0.append("success") }
+                    outcomes.withLock { $0[index] = "success" }
                 } catch let error as ResolutionError {
-                    kinds.withLock { $0.append("\(error.kind)") }
-                } catch { kinds.withLock { $0.append("other: \(error)") } }
+                    outcomes.withLock { $0[index] = error.kind.caseName }
+                    paths.withLock { $0[index] = error.path.map(\.typeName) }
+                } catch { outcomes.withLock { $0[index] = "other: \(error)" } }
             }
-            #expect(kinds.current == ["circularDependency", "circularDependency"])
+            #expect(met.current == [true, true], "both factories ran at once")
+            #expect(outcomes.current == [0: "circularDependency", 1: "circularDependency"])
+            // Either thread may be the one that closes the cycle; both report that one's path.
+            let path = paths.current[0]
+            #expect(path == ["Left", "Right", "Left"] || path == ["Right", "Left", "Right"])
+            #expect(paths.current[1] == path, "every member throws the same error")
             concurrentPhase.withLock { $0 = false }
             // Nothing was cached: a single-thread resolve reports the cycle with its path.
             do {
