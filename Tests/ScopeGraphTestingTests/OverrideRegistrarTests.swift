@@ -14,21 +14,189 @@ import Testing
         }
     }
 
+    /// The registration an override returns reports the lifetime it was given; the tests below
+    /// check what each lifetime does inside the scope.
     @Test(arguments: [Lifetime.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer])
-    func anOverrideKeepsTheLifetimeItIsGiven(_ lifetime: Lifetime) throws {
+    func anOverrideKeepsTheLifetimeItIsGiven(_ lifetime: Lifetime) {
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
-        let sharesWithinAScope = lifetime != .unique
-        try container.withOverrides {
-            $0.register(Widget.self, lifetime: lifetime) { _ in Widget("fake") }
+        var registration: Registration<Widget>?
+        container.withOverrides {
+            registration = $0.register(Widget.self, lifetime: lifetime) { _ in Widget("fake") }
         } operation: {
+        }
+        #expect(registration?.lifetime == lifetime)
+    }
+
+    /// A `unique` override builds a new instance for every request, within one top-level
+    /// resolve too.
+    @Test func aUniqueOverrideBuildsANewInstanceForEveryRequest() throws {
+        let container = Container(name: "app")
+        container.register(Widget.self, lifetime: .singleton) { _ in Widget("real") }
+        let builds = Tally()
+        try container.withOverrides {
+            $0.register(Widget.self, lifetime: .unique) { _ in
+                builds.increment()
+                return Widget("fake")
+            }
+            $0.register(WidgetPair.self) { r in WidgetPair(try r.resolve(), try r.resolve()) }
+        } operation: {
+            let pair = try container.resolve(WidgetPair.self)
+            #expect(pair.first.label == "fake")
+            #expect(pair.first !== pair.second, "two requests in one resolve")
             let first = try container.resolve(Widget.self)
             let second = try container.resolve(Widget.self)
-            #expect(first.label == "fake")
-            // `graph` shares within one top-level resolve only; cached lifetimes for the scope.
-            let shared = first === second
-            #expect(shared == (sharesWithinAScope && lifetime != .graph))
+            #expect(first !== second, "two top-level resolves")
+            #expect(builds.value == 4)
         }
+    }
+
+    /// A `graph` override is one instance for everything one top-level resolve builds, and a
+    /// new one for the next top-level resolve.
+    @Test func aGraphOverrideIsSharedWithinOneResolveAndBuiltAgainByTheNext() throws {
+        let container = Container(name: "app")
+        container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
+        let builds = Tally()
+        try container.withOverrides {
+            $0.register(Widget.self, lifetime: .graph) { _ in
+                builds.increment()
+                return Widget("fake")
+            }
+            $0.register(WidgetPair.self) { r in WidgetPair(try r.resolve(), try r.resolve()) }
+        } operation: {
+            let pair = try container.resolve(WidgetPair.self)
+            #expect(pair.first.label == "fake")
+            #expect(pair.first === pair.second, "one instance within one top-level resolve")
+            #expect(builds.value == 1)
+            let next = try container.resolve(WidgetPair.self)
+            #expect(next.first === next.second)
+            #expect(next.first !== pair.first, "a new instance for the next top-level resolve")
+            #expect(builds.value == 2)
+        }
+    }
+
+    /// A `singleton` override is built once for the whole scope, whichever resolve asks, and
+    /// built afresh by the next scope.
+    @Test func aSingletonOverrideIsBuiltOncePerScope() throws {
+        let container = Container(name: "app")
+        container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
+        let builds = Tally()
+        let overrides: (OverrideRegistrar) -> Void = {
+            $0.register(Widget.self, lifetime: .singleton) { _ in
+                builds.increment()
+                return Widget("fake")
+            }
+        }
+        let first = try container.withOverrides(overrides) {
+            let first = try container.resolve(Widget.self)
+            #expect(try container.resolve(Widget.self) === first)
+            #expect(first.label == "fake")
+            return first
+        }
+        #expect(builds.value == 1)
+        let second = try container.withOverrides(overrides) { try container.resolve(Widget.self) }
+        #expect(second !== first)
+        #expect(builds.value == 2)
+    }
+
+    /// A `weakSingleton` override is shared while someone holds it; the scope holds it weakly,
+    /// so once the last strong reference goes, the next resolve runs the factory again.
+    @Test func aWeakSingletonOverrideIsRebuiltAfterItsLastStrongReferenceGoes() throws {
+        let container = Container(name: "app")
+        container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
+        let builds = Tally()
+        try container.withOverrides {
+            $0.register(Widget.self, lifetime: .weakSingleton) { _ in
+                builds.increment()
+                return Widget("fake")
+            }
+        } operation: {
+            var held: Widget? = try container.resolve(Widget.self)
+            do {
+                let again = try container.resolve(Widget.self)
+                #expect(again === held, "shared while held")
+            }
+            #expect(builds.value == 1)
+            weak let watched = held
+            held = nil
+            #expect(watched == nil, "the scope does not keep it alive")
+            let rebuilt = try container.resolve(Widget.self)
+            #expect(rebuilt.label == "fake")
+            #expect(builds.value == 2)
+        }
+    }
+
+    /// A `perContainer` override gives the container and its child one instance each, each
+    /// stable across resolves, and its factory resolves from the container that asked.
+    @Test func aPerContainerOverrideGivesEachContainerItsOwnInstance() throws {
+        let container = Container(name: "app")
+        let child = container.makeChild(name: "child")
+        container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
+        let builds = Tally()
+        try container.withOverrides {
+            $0.register(Widget.self, lifetime: .perContainer) { r in
+                builds.increment()
+                return Widget(r.container.name)
+            }
+        } operation: {
+            let mine = try container.resolve(Widget.self)
+            let childs = try child.resolve(Widget.self)
+            #expect(try container.resolve(Widget.self) === mine)
+            #expect(try child.resolve(Widget.self) === childs)
+            #expect(mine !== childs)
+            #expect(mine.label == "app")
+            #expect(childs.label == "child")
+            #expect(builds.value == 2)
+        }
+    }
+
+    /// An `eagerSingleton` override is cached in the scope like a singleton: built once by the
+    /// first resolve, whichever container asks, and never cached in the container.
+    @Test func anEagerSingletonOverrideIsBuiltOncePerScope() throws {
+        let container = Container(name: "app")
+        let child = container.makeChild(name: "child")
+        let realBuilds = Tally()
+        container.register(Widget.self, lifetime: .eagerSingleton) { _ in
+            realBuilds.increment()
+            return Widget("real")
+        }
+        let fakeBuilds = Tally()
+        try container.withOverrides {
+            $0.register(Widget.self, lifetime: .eagerSingleton) { _ in
+                fakeBuilds.increment()
+                return Widget("fake")
+            }
+        } operation: {
+            let first = try container.resolve(Widget.self)
+            #expect(first.label == "fake")
+            #expect(try container.resolve(Widget.self) === first)
+            #expect(try child.resolve(Widget.self) === first, "one instance for the scope, not per container")
+        }
+        #expect(fakeBuilds.value == 1)
+        #expect(realBuilds.value == 0)
+        #expect(try container.resolve(Widget.self).label == "real")
+    }
+
+    /// `bootstrap()` inside a scope builds the container's eager singletons in the scope: the
+    /// container's cache stays empty, so `bootstrap()` after the scope builds them again.
+    @Test func bootstrapInsideAScopeBuildsEagerSingletonsInTheScopeOnly() throws {
+        let container = Container(name: "app")
+        let builds = Tally()
+        container.register(Widget.self, lifetime: .eagerSingleton) { _ in
+            builds.increment()
+            return Widget("eager")
+        }
+        let scoped = try container.withOverrides { _ in
+        } operation: {
+            try container.bootstrap()
+            #expect(builds.value == 1)
+            let scoped = try container.resolve(Widget.self)
+            #expect(builds.value == 1, "the resolve gets what bootstrap built in the scope")
+            return scoped
+        }
+        try container.bootstrap()
+        #expect(builds.value == 2, "the container's own cache was empty")
+        #expect(try container.resolve(Widget.self) !== scoped)
     }
 
     @Test func overridesAKeyWithRuntimeArguments() throws {
@@ -98,8 +266,11 @@ import Testing
         #expect(name == "app")
     }
 
-    @Test func registeringAfterTheScopeStartedStopsTheProgram() async {
-        await #expect(processExitsWith: .failure) {
+    #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
+    /// Registering through a registrar kept past its overrides closure stops the program, with
+    /// a message that says what went wrong and where to register instead.
+    @Test func registeringAfterTheScopeStartedStopsTheProgram() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let container = Container(name: "app")
             var kept: OverrideRegistrar?
             _ = container.withOverrides {
@@ -108,5 +279,19 @@ import Testing
                 kept?.register(Int.self) { _ in 1 }
             }
         }
+        let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(output.contains("ScopeGraphTesting: an OverrideRegistrar was used after its scope started"))
+        #expect(output.contains("register overrides (and call implements on them) inside the overrides closure only"))
+    }
+    #endif
+}
+
+/// Two widgets resolved by one factory, to see what one top-level resolve shares.
+private final class WidgetPair: Sendable {
+    let first: Widget
+    let second: Widget
+    init(_ first: Widget, _ second: Widget) {
+        self.first = first
+        self.second = second
     }
 }

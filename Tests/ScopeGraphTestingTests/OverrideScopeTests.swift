@@ -223,6 +223,10 @@ import Testing
         #expect(seen == ["fake", "real"])
     }
 
+    /// Instances a scope built (cached lifetimes of the container, and the overrides) are
+    /// neither written to the containers' caches nor kept once the scope has ended: after the
+    /// scope the containers resolve instances of their own, and once the test drops its
+    /// references, the scope's instances are freed.
     @Test func nothingBuiltInAScopeOutlivesIt() throws {
         let container = Container(name: "app")
         container.register(Widget.self, tag: "singleton", lifetime: .singleton) { _ in Widget() }
@@ -230,13 +234,14 @@ import Testing
         container.register(Widget.self, tag: "eager", lifetime: .eagerSingleton) { _ in Widget() }
         container.register(Widget.self, tag: "per", lifetime: .perContainer) { _ in Widget() }
         let child = container.makeChild(name: "child")
-        weak var singleton: Widget?
-        weak var weakSingleton: Widget?
-        weak var eager: Widget?
-        weak var perContainer: Widget?
-        weak var perChild: Widget?
-        weak var fake: FakeAPI?
-        weak var profile: Profile?
+        // Strong references taken inside the scope, dropped below.
+        var singleton: Widget?
+        var weakSingleton: Widget?
+        var eager: Widget?
+        var perContainer: Widget?
+        var perChild: Widget?
+        var fake: FakeAPI?
+        var profile: Profile?
 
         container.withOverrides {
             $0.register((any API).self, lifetime: .singleton) { _ in FakeAPI() }
@@ -249,17 +254,41 @@ import Testing
             perChild = try? child.resolve(Widget.self, tag: "per")
             fake = (try? container.resolve((any API).self)) as? FakeAPI
             profile = try? container.resolve(Profile.self)
-            #expect(singleton != nil && eager != nil && perContainer != nil && perChild != nil)
-            #expect(fake != nil && profile != nil)
         }
+        #expect(singleton != nil && weakSingleton != nil && eager != nil && perContainer != nil && perChild != nil)
+        #expect(fake != nil && profile != nil)
 
-        #expect(weakSingleton == nil)
-        #expect(singleton == nil)
-        #expect(eager == nil)
-        #expect(perContainer == nil)
-        #expect(perChild == nil)
-        #expect(fake == nil)
-        #expect(profile == nil)
+        // While the test still holds the scope's instances, the containers' caches do not
+        // have them: each resolve builds the container's own.
+        #expect(try container.resolve(Widget.self, tag: "singleton") !== singleton)
+        #expect(try container.resolve(Widget.self, tag: "weak") !== weakSingleton)
+        #expect(try container.resolve(Widget.self, tag: "eager") !== eager)
+        #expect(try container.resolve(Widget.self, tag: "per") !== perContainer)
+        #expect(try child.resolve(Widget.self, tag: "per") !== perChild)
+        #expect(try container.resolveIfRegistered((any API).self) == nil, "the overrides are gone")
+
+        // Once the test lets go, nothing (no scope, no container) keeps them alive.
+        weak let watchedSingleton = singleton
+        weak let watchedWeakSingleton = weakSingleton
+        weak let watchedEager = eager
+        weak let watchedPerContainer = perContainer
+        weak let watchedPerChild = perChild
+        weak let watchedFake = fake
+        weak let watchedProfile = profile
+        singleton = nil
+        weakSingleton = nil
+        eager = nil
+        perContainer = nil
+        perChild = nil
+        fake = nil
+        profile = nil
+        #expect(watchedSingleton == nil)
+        #expect(watchedWeakSingleton == nil)
+        #expect(watchedEager == nil)
+        #expect(watchedPerContainer == nil)
+        #expect(watchedPerChild == nil)
+        #expect(watchedFake == nil)
+        #expect(watchedProfile == nil)
     }
 
     @Test func nothingBuiltInAnAsyncScopeOutlivesIt() async throws {

@@ -288,13 +288,22 @@ import Testing
         #expect(try child.resolveIfRegistered(String.self) == nil)
     }
 
-    @Test func restoringAnotherContainersSnapshotStopsTheProgram() async {
-        await #expect(processExitsWith: .failure) {
+    #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
+    /// Restoring a snapshot into a container other than the one it was taken from stops the
+    /// program, with a message that names both containers and says what to do.
+    @Test func restoringAnotherContainersSnapshotStopsTheProgram() async throws {
+        let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let first = Container(name: "first")
             let second = Container(name: "second")
             second.restore(first.snapshot())
         }
+        let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+        #expect(
+            output.contains(
+                "ScopeGraphTesting: restore(_:) was given a snapshot of container 'first', not of 'second'"))
+        #expect(output.contains("restore a snapshot into the container it was taken from"))
     }
+    #endif
 }
 
 /// Runs an action when freed.

@@ -305,20 +305,25 @@ import Testing
         #expect(left.right != nil)
     }
 
+    /// Two threads that resolve the two ends of a property cycle at once (both factories
+    /// running, met at a rendezvous) end with one consistent pair, each factory having run once.
     @Test func twoThreadsAtBothEndsOfAPropertyCycleGetOneConsistentPair() throws {
         for _ in 0..<20 {
             let container = Container()
             let meeting = Rendezvous()
+            let met = Guarded<[Bool]>([])
             let leftRuns = Counter()
             let rightRuns = Counter()
             container.register(Left.self, lifetime: .singleton) { _ in
                 leftRuns.increment()
-                _ = meeting.arriveFirst(timeout: 2)
+                let arrived = meeting.arriveFirst(timeout: 2)
+                met.withLock { $0.append(arrived) }
                 return Left()
             }.onResolved { r, left in left.right = try r.resolve() }
             container.register(Right.self, lifetime: .singleton) { _ in
                 rightRuns.increment()
-                _ = meeting.arriveSecond(timeout: 2)
+                let arrived = meeting.arriveSecond(timeout: 2)
+                met.withLock { $0.append(arrived) }
                 return Right()
             }.onResolved { r, right in right.left = try r.resolve() }
 
@@ -336,6 +341,7 @@ import Testing
                     }
                 } catch { errors.withLock { $0.append("\(error)") } }
             }
+            #expect(met.current == [true, true], "both factories ran at once")
             #expect(errors.current.isEmpty)
             #expect(leftRuns.value == 1)
             #expect(rightRuns.value == 1)
@@ -347,20 +353,32 @@ import Testing
         }
     }
 
+    /// Two threads that start a constructor cycle at both ends at once (both factories running,
+    /// met at a rendezvous) both throw the group's one `.circularDependency` error, whose path
+    /// runs from the top-level request of the resolve that closed the cycle, through the key
+    /// the other thread builds, back to the repeated key; nothing is cached.
     @Test func twoThreadsAtBothEndsOfAConstructorCycleBothGetTheCycleError() {
         for _ in 0..<20 {
             let container = Container()
             let meeting = Rendezvous()
+            let met = Guarded<[Bool]>([])
             let concurrentPhase = Guarded(true)
             container.register(Left.self, lifetime: .singleton) { r in
-                if concurrentPhase.current { _ = meeting.arriveFirst(timeout: 2) }
+                if concurrentPhase.current {
+                    let arrived = meeting.arriveFirst(timeout: 2)
+                    met.withLock { $0.append(arrived) }
+                }
                 return Left(right: try r.resolve())
             }
             container.register(Right.self, lifetime: .singleton) { r in
-                if concurrentPhase.current { _ = meeting.arriveSecond(timeout: 2) }
+                if concurrentPhase.current {
+                    let arrived = meeting.arriveSecond(timeout: 2)
+                    met.withLock { $0.append(arrived) }
+                }
                 return Right(left: try r.resolve())
             }
-            let kinds = Guarded<[String]>([])
+            let outcomes = Guarded<[Int: String]>([:])
+            let paths = Guarded<[Int: [String]]>([:])
             runOnThreads(2) { index in
                 do {
                     if index == 0 {
@@ -368,12 +386,18 @@ import Testing
                     } else {
                         _ = try container.resolve(Right.self)
                     }
-                    kinds.withLock { $0.append("success") }
+                    outcomes.withLock { $0[index] = "success" }
                 } catch let error as ResolutionError {
-                    kinds.withLock { $0.append("\(error.kind)") }
-                } catch { kinds.withLock { $0.append("other: \(error)") } }
+                    outcomes.withLock { $0[index] = error.kind.caseName }
+                    paths.withLock { $0[index] = error.path.map(\.typeName) }
+                } catch { outcomes.withLock { $0[index] = "other: \(error)" } }
             }
-            #expect(kinds.current == ["circularDependency", "circularDependency"])
+            #expect(met.current == [true, true], "both factories ran at once")
+            #expect(outcomes.current == [0: "circularDependency", 1: "circularDependency"])
+            // Either thread may be the one that closes the cycle; both report that one's path.
+            let path = paths.current[0]
+            #expect(path == ["Left", "Right", "Left"] || path == ["Right", "Left", "Right"])
+            #expect(paths.current[1] == path, "every member throws the same error")
             concurrentPhase.withLock { $0 = false }
             // Nothing was cached: a single-thread resolve reports the cycle with its path.
             do {
@@ -385,8 +409,11 @@ import Testing
         }
     }
 
+    /// A singleton is published only after its `onResolved` blocks have run: a reader on
+    /// another thread that asks while the block runs waits for it, and gets the instance as the
+    /// block left it.
     @Test func anInstanceIsPublishedOnlyAfterItsBlocksFinish() {
-        for _ in 0..<10 {
+        for _ in 0..<3 {
             let container = Container()
             let blockStarted = DispatchSemaphore(value: 0)
             let finishBlock = DispatchSemaphore(value: 0)
@@ -396,27 +423,32 @@ import Testing
                     _ = finishBlock.wait(timeout: .now() + 5)
                     flagged.ready = true
                 }
-            let readiness = Guarded<[Bool]>([])
-            let builder = Thread {
-                if let flagged = try? container.resolve(Flagged.self) {
-                    readiness.withLock { $0.append(flagged.ready) }
-                }
-            }
-            builder.start()
+            let builderSaw = Guarded<Bool?>(nil)
+            let readerSaw = Guarded<Bool?>(nil)
+            let builderDone = DispatchSemaphore(value: 0)
+            Thread {
+                builderSaw.withLock { $0 = (try? container.resolve(Flagged.self))?.ready }
+                builderDone.signal()
+            }.start()
             #expect(blockStarted.wait(timeout: .now() + 5) == .success)
+
+            let aboutToResolve = DispatchSemaphore(value: 0)
             let readerDone = DispatchSemaphore(value: 0)
             Thread {
-                if let flagged = try? container.resolve(Flagged.self) {
-                    readiness.withLock { $0.append(flagged.ready) }
-                }
+                aboutToResolve.signal()
+                readerSaw.withLock { $0 = (try? container.resolve(Flagged.self))?.ready }
                 readerDone.signal()
             }.start()
+            #expect(aboutToResolve.wait(timeout: .now() + 5) == .success)
+            // The block is still held, so a reader that got an instance now got it half-built.
+            #expect(
+                readerDone.wait(timeout: .now() + 0.5) == .timedOut,
+                "the reader waits while the block runs")
             finishBlock.signal()
             #expect(readerDone.wait(timeout: .now() + 5) == .success)
-            // Both the builder and the concurrent reader see the instance only once it is ready.
-            let deadline = Date().addingTimeInterval(5)
-            while readiness.current.count < 2, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
-            #expect(readiness.current == [true, true])
+            #expect(builderDone.wait(timeout: .now() + 5) == .success)
+            #expect(builderSaw.current == true)
+            #expect(readerSaw.current == true, "the reader saw the instance its block initialised")
         }
     }
 

@@ -454,9 +454,11 @@ import Testing
         #expect(error.path.last?.typeName == "Parent")
     }
 
+    /// The block of B (which A's factory resolved) runs after A's factory returned; its errors
+    /// still carry the path the contract asks for, from the top-level request down, as
+    /// Docs/CircularDependencies.md describes: the key is B's, the path ends at B (or goes on
+    /// to what B's block failed to resolve).
     @Test func aFailingBlockOfADependencyReportsThePathFromTheTopLevelRequest() throws {
-        // The block of B (which A's factory resolved) runs after A's factory returned; its
-        // errors still carry the path the contract asks for: from the top-level request down.
         let container = Container(name: "root")
         container.register(Top.self) { r in
             _ = try r.resolve(A.self)
@@ -469,11 +471,14 @@ import Testing
         container.register(B.self) { _ in B() }.onResolved { _, _ in throw Boom("block") }
         let thrown = try #require(throws: ResolutionError.self) { _ = try container.resolve(Top.self) }
         #expect(thrown.kind.caseName == "factoryFailed")
+        #expect(thrown.kind.underlyingError as? Boom == Boom("block"))
+        #expect(thrown.key.typeName == "B")
         #expect(thrown.pathDescriptions == ["Top", "A", "B"])
 
         container.register(B.self) { _ in B() }.onResolved { r, _ in _ = try r.resolve(Child.self) }
         let missing = try #require(throws: ResolutionError.self) { _ = try container.resolve(Top.self) }
         #expect(missing.kind.caseName == "notRegistered")
+        #expect(missing.key.typeName == "Child")
         #expect(missing.pathDescriptions == ["Top", "A", "B", "Child"])
     }
 

@@ -510,32 +510,89 @@ import Testing
         #expect(runs.value == 0)
     }
 
+    /// `bootstrap()` builds the eager singletons of the container, then of its children depth
+    /// first, each container's in registration order; those of its ancestors and siblings wait
+    /// for a bootstrap that covers them, which builds nothing twice.
     @Test func bootstrapCoversDescendantsButNotAncestors() throws {
         let root = Container(name: "root")
-        let child = root.makeChild(name: "child")
-        let grandchild = child.makeChild(name: "grandchild")
+        let left = root.makeChild(name: "left")
+        let right = root.makeChild(name: "right")
+        // Made after `right`: depth first visits it before `right` all the same.
+        let leftChild = left.makeChild(name: "leftChild")
         let built = EventLog()
-        for container in [root, child, grandchild] {
+        for container in [root, left, right, leftChild] {
             let name = container.name
-            container.register(Service.self, lifetime: .eagerSingleton) { _ in
-                built.record(name)
-                return Service(run: 0)
+            // Registered "z" first: the order is the registrations', not the tags'.
+            for tag in ["z", "a"] {
+                container.register(Service.self, tag: ServiceTag(tag), lifetime: .eagerSingleton) { _ in
+                    built.record("\(name).\(tag)")
+                    return Service(run: 0)
+                }
             }
         }
-        try child.bootstrap()
-        #expect(built.events.sorted() == ["child", "grandchild"])
+        try left.bootstrap()
+        #expect(built.events == ["left.z", "left.a", "leftChild.z", "leftChild.a"])
         try root.bootstrap()
-        #expect(built.events.sorted() == ["child", "grandchild", "root"])
+        #expect(
+            built.events == [
+                "left.z", "left.a", "leftChild.z", "leftChild.a",
+                "root.z", "root.a", "right.z", "right.a",
+            ])
     }
 
+    /// `bootstrap()` throws the first error and stops there: the eager singletons after the
+    /// failing one (in its container and in the containers after it) are not built, and those
+    /// built before it stay built.
+    @Test func bootstrapThrowsTheFirstErrorAndStops() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        let built = EventLog()
+        root.register(Service.self, tag: "before", lifetime: .eagerSingleton) { _ in
+            built.record("before")
+            return Service(run: 0)
+        }
+        root.register(Service.self, tag: "failing", lifetime: .eagerSingleton) { _ in
+            built.record("failing")
+            throw Boom("first")
+        }
+        root.register(Service.self, tag: "alsoFailing", lifetime: .eagerSingleton) { _ in
+            built.record("alsoFailing")
+            throw Boom("second")
+        }
+        root.register(Service.self, tag: "after", lifetime: .eagerSingleton) { _ in
+            built.record("after")
+            return Service(run: 0)
+        }
+        child.register(Service.self, lifetime: .eagerSingleton) { _ in
+            built.record("child")
+            return Service(run: 0)
+        }
+        let error = try #require(throws: ResolutionError.self) { try root.bootstrap() }
+        #expect(error.kind.underlyingError as? Boom == Boom("first"))
+        #expect(error.key.description == "Service[tag: \"failing\"]")
+        #expect(built.events == ["before", "failing"])
+        // Each eager singleton is its own top-level resolve: the one built before the failure
+        // is kept, and the next bootstrap retries from the failing one.
+        #expect(throws: ResolutionError.self) { try root.bootstrap() }
+        #expect(built.events == ["before", "failing", "failing"])
+    }
+
+    /// `bootstrap()` of an ancestor builds a child's eager singleton once, right away, with
+    /// its dependencies resolved from the child that owns it; the first resolve gets that one.
     @Test func bootstrapResolvesAnEagerSingletonsDependenciesFromItsOwner() throws {
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
         registerDependency(in: root)
         registerDependency(in: child)
-        child.register(Consumer.self, lifetime: .eagerSingleton) { r in Consumer(dependency: try r.resolve()) }
+        let runs = Counter()
+        child.register(Consumer.self, lifetime: .eagerSingleton) { r in
+            runs.increment()
+            return Consumer(dependency: try r.resolve())
+        }
         try root.bootstrap()
+        #expect(runs.value == 1, "built by bootstrap, before any resolve")
         #expect(try child.resolve(Consumer.self).dependency.origin == "child")
+        #expect(runs.value == 1)
     }
 
     @Test func bootstrapSkipsEagerSingletonsThatNeedRuntimeArguments() throws {
