@@ -28,19 +28,25 @@ import Testing
         #expect(registration?.lifetime == lifetime)
     }
 
+    /// Overrides `Widget` with a fake of `lifetime` whose builds `builds` counts, and registers
+    /// a `WidgetPair` that asks for two widgets in one resolve.
+    private static func countedFake(_ lifetime: Lifetime, counting builds: Tally) -> (OverrideRegistrar) -> Void {
+        { registrar in
+            registrar.register(Widget.self, lifetime: lifetime) { _ in
+                builds.increment()
+                return Widget("fake")
+            }
+            registrar.register(WidgetPair.self) { r in WidgetPair(try r.resolve(), try r.resolve()) }
+        }
+    }
+
     /// A `unique` override builds a new instance for every request, within one top-level
     /// resolve too.
     @Test func aUniqueOverrideBuildsANewInstanceForEveryRequest() throws {
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .singleton) { _ in Widget("real") }
         let builds = Tally()
-        try container.withOverrides {
-            $0.register(Widget.self, lifetime: .unique) { _ in
-                builds.increment()
-                return Widget("fake")
-            }
-            $0.register(WidgetPair.self) { r in WidgetPair(try r.resolve(), try r.resolve()) }
-        } operation: {
+        try container.withOverrides(Self.countedFake(.unique, counting: builds)) {
             let pair = try container.resolve(WidgetPair.self)
             #expect(pair.first.label == "fake")
             #expect(pair.first !== pair.second, "two requests in one resolve")
@@ -57,13 +63,7 @@ import Testing
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
         let builds = Tally()
-        try container.withOverrides {
-            $0.register(Widget.self, lifetime: .graph) { _ in
-                builds.increment()
-                return Widget("fake")
-            }
-            $0.register(WidgetPair.self) { r in WidgetPair(try r.resolve(), try r.resolve()) }
-        } operation: {
+        try container.withOverrides(Self.countedFake(.graph, counting: builds)) {
             let pair = try container.resolve(WidgetPair.self)
             #expect(pair.first.label == "fake")
             #expect(pair.first === pair.second, "one instance within one top-level resolve")
@@ -81,12 +81,7 @@ import Testing
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
         let builds = Tally()
-        let overrides: (OverrideRegistrar) -> Void = {
-            $0.register(Widget.self, lifetime: .singleton) { _ in
-                builds.increment()
-                return Widget("fake")
-            }
-        }
+        let overrides = Self.countedFake(.singleton, counting: builds)
         let first = try container.withOverrides(overrides) {
             let first = try container.resolve(Widget.self)
             #expect(try container.resolve(Widget.self) === first)
@@ -105,12 +100,7 @@ import Testing
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
         let builds = Tally()
-        try container.withOverrides {
-            $0.register(Widget.self, lifetime: .weakSingleton) { _ in
-                builds.increment()
-                return Widget("fake")
-            }
-        } operation: {
+        try container.withOverrides(Self.countedFake(.weakSingleton, counting: builds)) {
             var held: Widget? = try container.resolve(Widget.self)
             do {
                 let again = try container.resolve(Widget.self)

@@ -18,14 +18,16 @@ final class BuildCoordinator: Sendable {
     /// Returns the instance to use, or `nil` when the caller now owns `slot` and must build it.
     func acquire(_ slot: AnySlot, for context: ResolutionContext, key: Key) throws -> Any? {
         context.usedCoordinator = true
-        // Groups merged into another are released after unlocking: a group may hold the last
-        // reference to a member's context or to an error, and their deinits may resolve.
-        var absorbed: [ResolutionGroup] = []
-        lock.lock()
-        defer {
-            lock.unlock()
-            absorbed.removeAll()
+        return try withLock(releasingAfterwardsFor: context) { graveyard in
+            try acquireLocked(slot, for: context, key: key, into: &graveyard)
         }
+    }
+
+    /// `acquire` with the lock held. Groups merged into another go to `graveyard`: a group may
+    /// hold the last reference to a member's context or to an error, whose deinits may resolve.
+    private func acquireLocked(
+        _ slot: AnySlot, for context: ResolutionContext, key: Key, into graveyard: inout [Any]
+    ) throws -> Any? {
         if context.group == nil { context.group = ResolutionGroup(context) }
         while true {
             if let error = context.group.error { throw error }
@@ -42,7 +44,7 @@ final class BuildCoordinator: Sendable {
             }
             if owner.group === context.group, slot.builtBox != nil { return slot.builtAny() }
             if let cycle = waitCycle(from: owner, to: context) {
-                absorbed += merge(cycle + [context])
+                graveyard.append(contentsOf: merge(cycle + [context]) as [Any])
                 lock.broadcast()
                 if slot.builtBox != nil { return slot.builtAny() }
                 // Now in one group, a member that waits for an instance already built can read

@@ -37,7 +37,6 @@ struct SmallMap<Key: Hashable, Value> {
         return head.key == key ? 0 : nil
     }
 
-    /// The value at `position` (from `position(of:)`).
     /// The position of the oldest item whose key satisfies `predicate` (a linear scan).
     func firstPosition(where predicate: (Key) -> Bool) -> Int? {
         guard let head else { return nil }
@@ -45,6 +44,7 @@ struct SmallMap<Key: Hashable, Value> {
         return rest.firstIndex { predicate($0.key) }.map { $0 + 1 }
     }
 
+    /// The value at `position` (from `position(of:)`).
     func value(at position: Int) -> Value { position == 0 ? head!.value : rest[position - 1].value }
 
     subscript(key: Key) -> Value? { position(of: key).map { value(at: $0) } }

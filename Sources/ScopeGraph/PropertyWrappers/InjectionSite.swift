@@ -46,24 +46,21 @@ struct InjectionSite: Sendable {
 
     /// The identifier after the first `var` or `let` word of `line`, string literals skipped.
     static func declaredName(in line: Substring) -> String? {
-        var words: [String] = []
         var word = ""
         var inString = false
-        for character in line {
+        var afterKeyword = false
+        for character in line + " " {
             if character == "\"" {
                 inString.toggle()
             } else if !inString, character == "_" || character.isLetter || character.isNumber {
                 word.append(character)
                 continue
             }
-            if !word.isEmpty { words.append(word) }
+            if afterKeyword, !word.isEmpty { return word }
+            if word == "var" || word == "let" { afterKeyword = true }
             word = ""
         }
-        if !word.isEmpty { words.append(word) }
-        guard let keyword = words.firstIndex(where: { $0 == "var" || $0 == "let" }), keyword + 1 < words.count else {
-            return nil
-        }
-        return words[keyword + 1]
+        return nil
     }
 }
 
