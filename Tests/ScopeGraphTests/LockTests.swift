@@ -131,18 +131,27 @@ import Testing
     }
 
     /// A broadcast with nobody waiting wakes nobody later; a waiter sleeps until the next
-    /// broadcast and wakes then (a missed one leaves it asleep and fails the test).
+    /// broadcast and wakes then, exactly once (a missed one leaves it asleep and fails the test;
+    /// a stale one wakes it early, and it waits twice).
     @Test func waitableLockWaiterSleepsUntilTheNextBroadcast() {
         let lock = WaitableLock()
         let ready = Locked(false)
+        let wakeUps = Locked(0)
+        let waiting = DispatchSemaphore(value: 0)
         lock.withLock { lock.broadcast() }
         let finished = runOnThreads(2, timeout: 10) { index in
             if index == 0 {
                 lock.withLock {
-                    while !ready.withLock({ $0 }) { lock.wait() }
+                    // Signalled with the lock held: the broadcaster gets the lock only once
+                    // `wait()` has released it, so the broadcast comes after the waiter waits.
+                    waiting.signal()
+                    while !ready.withLock({ $0 }) {
+                        lock.wait()
+                        wakeUps.withLock { $0 += 1 }
+                    }
                 }
             } else {
-                Thread.sleep(forTimeInterval: 0.02)
+                guard waiting.wait(timeout: .now() + 5) == .success else { return }
                 lock.withLock {
                     ready.withLock { $0 = true }
                     lock.broadcast()
@@ -150,5 +159,6 @@ import Testing
             }
         }
         #expect(finished)
+        #expect(wakeUps.withLock { $0 } == 1)
     }
 }

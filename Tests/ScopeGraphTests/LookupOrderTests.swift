@@ -36,12 +36,18 @@ import Testing
         #expect(try feature.resolve(String.self) == "partner")
     }
 
+    /// A key neither the container nor its (live) collaborator registers is answered by the
+    /// parent; a missing key is looked for in all three, in that order.
     @Test func theParentAnswersWhenNeitherTheContainerNorItsCollaboratorsDo() throws {
         let root = Container(name: "root")
         let feature = root.makeChild(name: "feature")
-        feature.collaborate(with: Container(name: "partner"))
+        // Held here: collaboration links are weak, so a temporary partner would be gone.
+        let partner = Container(name: "partner")
+        feature.collaborate(with: partner)
         answerWithName(root)
         #expect(try feature.resolve(String.self) == "root")
+        #expect(try searched(resolvingFrom: feature) == ["feature", "partner", "root"])
+        withExtendedLifetime(partner) {}
     }
 
     @Test func ancestorsAreVisitedNearestFirst() throws {

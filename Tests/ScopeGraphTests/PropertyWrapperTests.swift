@@ -206,12 +206,17 @@ private struct WeakHolder {
         #expect(counter.value == 1)  // and did not resolve again
     }
 
+    /// `@WeakInjected` keeps a value type (which cannot be held weakly) as a copy: the first
+    /// read resolves it, later reads return the copy without resolving again.
     @Test func weakKeepsAValueTypeAsACopy() {
         let container = Container(name: "values")
-        container.register(Int.self) { _ in 42 }
+        let resolves = Counter()
+        container.register(Int.self) { _ in 41 + resolves.increment() }
         let wrapper = WeakInjected<Int>(from: container)
+        #expect(resolves.value == 0, "resolved lazily, on first read")
         #expect(wrapper.wrappedValue == 42)
         #expect(wrapper.wrappedValue == 42)
+        #expect(resolves.value == 1)
     }
 
     // MARK: Failure messages

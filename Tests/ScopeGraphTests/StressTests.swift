@@ -1,6 +1,7 @@
 import Foundation
-import ScopeGraph
 import Testing
+
+@testable import ScopeGraph
 
 /// An instance built by the stress test's factories.
 private final class StressService: Sendable {
@@ -100,29 +101,39 @@ extension StressTests {
     /// thread 1 built, before `a`'s block (which runs at the end of thread 1's resolve), and
     /// both publish together. The alternative is a deadlock; `Docs/Concurrency.md` documents
     /// this reading of the contract's "resolves that share a cycle". `threadTwoAsksFirst`
-    /// chooses which thread reaches its second slot first.
+    /// chooses which thread reaches its second slot first: the other one asks only once the
+    /// first is waiting on the coordinator (polled, not slept for).
     @Test(arguments: [true, false])
     func twoThreadsTakingTwoSlotsInOppositeOrderShareOneGraphAndNoCycleError(threadTwoAsksFirst: Bool) throws {
         let container = Container(name: "root")
         let aBuilt = DispatchSemaphore(value: 0)
         let bStarted = DispatchSemaphore(value: 0)
         let aSeenByB = Guarded<Int?>(nil)
-        container.register(Staged.self, tag: "a", lifetime: .singleton) { _ in Staged() }
+        let firstAskerWaited = Guarded<Bool?>(nil)
+        let aRegistration = container.register(Staged.self, tag: "a", lifetime: .singleton) { _ in Staged() }
             .onResolved { _, a in a.completions.withLock { $0 += 1 } }
-        container.register(Staged.self, tag: "b", lifetime: .singleton) { r in
-            bStarted.signal()
-            _ = aBuilt.wait(timeout: .now() + 10)
-            // Let thread 1 block on `b` first, unless thread 2 is to ask first.
-            if !threadTwoAsksFirst { Thread.sleep(forTimeInterval: 0.3) }
-            let a = try r.resolve(Staged.self, tag: "a")
-            aSeenByB.withLock { $0 = a.completions.current }
-            return Staged([a])
+        let bRegistration = Guarded<Registration<Staged>?>(nil)
+        bRegistration.withLock {
+            $0 = container.register(Staged.self, tag: "b", lifetime: .singleton) { r in
+                bStarted.signal()
+                _ = aBuilt.wait(timeout: .now() + 10)
+                // Thread 1 blocks on `b` (this build) first, unless thread 2 is to ask first.
+                if !threadTwoAsksFirst, let b = bRegistration.current {
+                    firstAskerWaited.withLock { $0 = Self.waitUntilSomeoneWaits(forTheBuilderOf: b) }
+                }
+                let a = try r.resolve(Staged.self, tag: "a")
+                aSeenByB.withLock { $0 = a.completions.current }
+                return Staged([a])
+            }
         }
         container.register(Staged.self, tag: "top") { r in
             let a = try r.resolve(Staged.self, tag: "a")
             _ = bStarted.wait(timeout: .now() + 10)
             aBuilt.signal()
-            if threadTwoAsksFirst { Thread.sleep(forTimeInterval: 0.3) }
+            // Thread 2 blocks on `a` (built here, not published) first.
+            if threadTwoAsksFirst {
+                firstAskerWaited.withLock { $0 = Self.waitUntilSomeoneWaits(forTheBuilderOf: aRegistration) }
+            }
             return Staged([a, try r.resolve(Staged.self, tag: "b")])
         }
         let threadTwo = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "b") }
@@ -135,6 +146,7 @@ extension StressTests {
             Issue.record("deadlock: a resolve did not return within 30 s")
             return
         }
+        #expect(firstAskerWaited.current == true, "the first asker never waited for the other thread")
         #expect(throws: Never.self, "thread 1 (top -> a, then b)") { _ = try top.get() }
         #expect(throws: Never.self, "thread 2 (b -> a)") { _ = try b.get() }
         let topInstance = try top.get()
@@ -149,6 +161,20 @@ extension StressTests {
         // Published together: later resolves get the same instances, and nothing runs again.
         #expect(try container.resolve(Staged.self, tag: "a") === topInstance.dependencies.first)
         #expect(try container.resolve(Staged.self, tag: "b") === bInstance)
+    }
+
+    /// Polls (at most 10 s) until a resolve waits on the coordinator for the one building
+    /// `registration`'s singleton: the builder's count of waiters, read under the coordinator's
+    /// lock, is then positive. False if that never happened.
+    private static func waitUntilSomeoneWaits(forTheBuilderOf registration: Registration<Staged>) -> Bool {
+        guard let slot = registration.entry.ownerSlot else { return false }
+        let coordinator = BuildCoordinator.shared
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if coordinator.lock.withLock({ (slot.builder?.waiters ?? 0) > 0 }) { return true }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return false
     }
 }
 
