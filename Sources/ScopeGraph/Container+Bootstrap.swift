@@ -3,7 +3,9 @@ extension Container {
     ///
     /// An eager singleton already resolved is not built again, so calling `bootstrap()` twice
     /// builds nothing the second time. Registrations that need runtime arguments cannot be
-    /// built ahead and are skipped.
+    /// built ahead and are skipped. Inside an override scope (`ScopeGraphTesting`) it builds
+    /// what the scope's lookups see, into the scope's cache: an eager override instead of the
+    /// registration it overrides, and nothing for a key overridden by another lifetime.
     ///
     /// ```swift
     /// let app = Container(name: "app")
@@ -12,16 +14,28 @@ extension Container {
     /// ```
     /// - Throws: `ResolutionError` from the first eager singleton that fails to build.
     public func bootstrap() throws {
+        let scope = ScopeActivity.current
         for container in subtree() {
-            let entries = container.withState { state in
-                state.registrations.values.sorted { $0.sequence < $1.sequence }.map(\.entry)
-            }
-            for entry in entries
-            where entry.owner === container && entry.lifetime == .eagerSingleton && entry.key.arguments.isEmpty {
+            for entry in container.eagerEntries(scope: scope) {
                 _ = try ResolutionContext.withContext { context in
                     try entry.produceAny(Request(key: entry.key, start: container, arguments: nil), in: context)
                 }
             }
         }
+    }
+
+    /// The eager singletons `bootstrap()` builds for this container, in registration order:
+    /// inside an override scope, the ones a lookup of their key here would find (an override
+    /// replaces the registration it overrides, and an eager override is built too).
+    private func eagerEntries(scope: ResolutionScope?) -> [AnyEntry] {
+        var keys: Set<Key> = []
+        var entries: [AnyEntry] = []
+        for (key, entry) in registrationsInOrder(scope: scope) where keys.insert(key).inserted {
+            guard entry.owner === self, entry.lifetime == .eagerSingleton, entry.key.arguments.isEmpty,
+                !entries.contains(where: { $0 === entry })
+            else { continue }
+            entries.append(entry)
+        }
+        return entries
     }
 }

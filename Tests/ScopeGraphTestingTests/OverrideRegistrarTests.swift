@@ -189,6 +189,43 @@ import Testing
         #expect(try container.resolve(Widget.self) !== scoped)
     }
 
+    /// `bootstrap()` inside a scope builds what the scope's lookups see: an eager override
+    /// (on the container or a child) instead of the registration it overrides, and nothing for a
+    /// key overridden with another lifetime; the real eager singletons never run in the scope.
+    @Test func bootstrapInsideAScopeBuildsTheEagerOverridesNotTheRegistrationsTheyReplace() throws {
+        let container = Container(name: "app")
+        let child = container.makeChild(name: "child")
+        let builds = Locked<[String]>([])
+        func eager(_ label: String) -> @Sendable (Resolver) -> Widget {
+            { _ in
+                builds.withLock { $0.append(label) }
+                return Widget(label)
+            }
+        }
+        container.register(Widget.self, tag: "replaced", lifetime: .eagerSingleton, factory: eager("real replaced"))
+        container.register(Widget.self, tag: "demoted", lifetime: .eagerSingleton, factory: eager("real demoted"))
+        container.register(Widget.self, tag: "kept", lifetime: .eagerSingleton, factory: eager("real kept"))
+        child.register(Widget.self, lifetime: .eagerSingleton, factory: eager("real child"))
+        try container.withOverrides {
+            $0.register(Widget.self, tag: "replaced", lifetime: .eagerSingleton, factory: eager("fake replaced"))
+            $0.register(Widget.self, tag: "demoted", lifetime: .unique, factory: eager("fake demoted"))
+            $0.register(Widget.self, tag: "added", lifetime: .eagerSingleton, factory: eager("fake added"))
+        } operation: {
+            try child.withOverrides {
+                $0.register(Widget.self, lifetime: .eagerSingleton, factory: eager("fake child"))
+            } operation: {
+                try container.bootstrap()
+                #expect(builds.withLock { $0 } == ["fake replaced", "fake added", "real kept", "fake child"])
+                #expect(try container.resolve(Widget.self, tag: "replaced").label == "fake replaced")
+                #expect(try child.resolve(Widget.self).label == "fake child")
+                #expect(builds.withLock { $0 }.count == 4, "the resolves get what bootstrap built in the scope")
+            }
+        }
+        builds.withLock { $0 = [] }
+        try container.bootstrap()
+        #expect(builds.withLock { $0 } == ["real replaced", "real demoted", "real kept", "real child"])
+    }
+
     @Test func overridesAKeyWithRuntimeArguments() throws {
         let container = Container(name: "app")
         container.register(String.self) { (_, id: Int) in "real \(id)" }
