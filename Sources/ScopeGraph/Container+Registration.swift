@@ -68,6 +68,9 @@ extension Container: RegistrationStore {
     }
 
     package func store(_ entry: AnyEntry, under key: Key) {
+        if entry.lifetime.isOwnerRooted, !hasHadOwnerRootedRegistrations.load(ordering: .relaxed) {
+            hasHadOwnerRootedRegistrations.store(true, ordering: .relaxed)
+        }
         // The old snapshot, and a registration this key displaced, are released when the
         // statement ends, after the lock.
         let (replaced, next, _, _) = withState { state -> (AnyEntry?, [Container], MemoSnapshot?, AnyEntry?) in

@@ -50,6 +50,9 @@ public final class Container: Sendable {
     /// container nobody ever linked to (a request scope) frees without taking its lock to look
     /// for containers to tell.
     private let hasHadDependents = Atomic<Bool>(false)
+    /// Whether a singleton, weak or eager registration was ever stored here: only then has
+    /// `deinit` cached instances to drop.
+    let hasHadOwnerRootedRegistrations = Atomic<Bool>(false)
 
     /// Runs `body` with this container's state, under its lock. No user code may run inside
     /// (a factory or block that resolves would take the lock again).
@@ -109,6 +112,11 @@ public final class Container: Sendable {
         let bits = memo.load(ordering: .sequentiallyConsistent)
         if bits != 0 { Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
         releaseOwnerLink()
+        // A kept `Registration` handle keeps its entry alive, not the instances it cached here:
+        // they go with the container. No lock: nothing else can reach a container in `deinit`.
+        if hasHadOwnerRootedRegistrations.load(ordering: .relaxed) {
+            for registered in lockedState.registrations.values { registered.entry.ownerSlot?.clear() }
+        }
         if let parent = parentReference {
             let address = Unmanaged.passUnretained(self).toOpaque()
             // Unretained: this container kept its parent alive until now.

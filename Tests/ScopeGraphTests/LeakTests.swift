@@ -153,6 +153,18 @@ private struct Watched<Object: AnyObject> {
         #expect(instance.isFreed, "the root kept the dropped child's perContainer instance")
     }
 
+    /// A `Registration` handle kept after its container is dropped keeps the registration, not
+    /// the instance it cached: the singleton goes with the container (for eager ones as well).
+    @Test(arguments: [Lifetime.singleton, .eagerSingleton])
+    func aKeptRegistrationHandleDoesNotKeepItsFreedContainersInstance(_ lifetime: Lifetime) throws {
+        var child: Container? = Container(name: "root").makeChild(name: "child")
+        let registration = child!.register(LeakProbe.self, lifetime: lifetime) { _ in LeakProbe() }
+        let instance = Watched(try child!.resolve(LeakProbe.self))
+        child = nil
+        #expect(instance.isFreed, "the handle kept the dropped child's \(lifetime) instance")
+        #expect(registration.lifetime == lifetime)
+    }
+
     @Test func instancesBuiltByAFailedResolveAreFreed() throws {
         struct Failure: Error {}
         let container = Container(name: "root")
