@@ -524,3 +524,113 @@ extension ConcurrencyTests {
         #expect(alive.current == 0)
     }
 }
+
+// MARK: - A resolve lives on one thread
+
+extension ConcurrencyTests {
+    final class Shared: Sendable {}
+    final class Pair: Sendable {
+        let first: Shared
+        let second: Shared
+        init(_ first: Shared, _ second: Shared) {
+            self.first = first
+            self.second = second
+        }
+    }
+
+    /// `DispatchQueue.global().sync` runs its block on the calling thread, so a resolve inside
+    /// it, through the factory's `Resolver` or through the container, joins the resolve in
+    /// progress: it gets the `graph` instance that resolve already built.
+    @Test func aResolveInsideDispatchQueueSyncJoinsTheResolveInProgress() throws {
+        let container = Container()
+        let sharedRuns = Counter()
+        let ranOnTheCallingThread = Guarded<Bool?>(nil)
+        container.register(Shared.self) { _ in
+            sharedRuns.increment()
+            return Shared()
+        }
+        container.register(Pair.self) { [weak container] r in
+            guard let container else { throw CancellationError() }
+            let first = try r.resolve(Shared.self)
+            let caller = Thread.current
+            let (throughResolver, throughContainer) = try DispatchQueue.global().sync {
+                ranOnTheCallingThread.withLock { $0 = Thread.current === caller }
+                return (try r.resolve(Shared.self), try container.resolve(Shared.self))
+            }
+            #expect(throughResolver === first, "the factory's Resolver inside sync joins the resolve")
+            #expect(throughContainer === first, "container.resolve inside sync joins the resolve")
+            return Pair(first, throughContainer)
+        }
+        let pair = try container.resolve(Pair.self)
+        #expect(ranOnTheCallingThread.current == true, "the premise: sync ran the block on the factory's thread")
+        #expect(pair.first === pair.second)
+        #expect(sharedRuns.value == 1, "one graph instance for the whole resolve")
+        // A second top-level resolve is a new graph.
+        #expect(try container.resolve(Pair.self).first !== pair.first)
+        #expect(sharedRuns.value == 2)
+    }
+
+    /// A factory that resolves its own key inside `DispatchQueue.global().sync` is a cycle of
+    /// its own resolve: it throws `.circularDependency` with the path `A → A`. A singleton's
+    /// factory would otherwise wait for its own build for ever (the watchdog catches that).
+    @Test(arguments: [Lifetime.graph, .singleton])
+    func aFactoryResolvingItsOwnKeyInsideDispatchQueueSyncIsACycle(lifetime: Lifetime) throws {
+        let container = Container()
+        let runs = Counter()
+        container.register(Slow.self, lifetime: lifetime) { [weak container] _ in
+            guard let container else { throw CancellationError() }
+            // The first run only: a cycle not detected would recurse, not loop for ever.
+            guard runs.increment() == 1 else { return Slow() }
+            _ = try DispatchQueue.global().sync { try container.resolve(Slow.self) }
+            return Slow()
+        }
+        guard let outcome = Reliability.withWatchdog(timeout: 10, { try container.resolve(Slow.self) }) else {
+            Issue.record("deadlock: the resolve inside DispatchQueue.sync waited for its own factory")
+            return
+        }
+        #expect(throws: ResolutionError.self) { _ = try outcome.get() }
+        guard case .failure(let failure) = outcome, let error = failure as? ResolutionError else { return }
+        #expect(error.kind.caseName == "circularDependency")
+        #expect(error.pathDescriptions == ["Slow", "Slow"])
+        #expect(runs.value == 1)
+    }
+
+    /// The `onResolved` block of an instance built inside `DispatchQueue.global().sync` is
+    /// queued on the resolve in progress: it runs after the outermost factory has returned,
+    /// not when the `sync` block ends.
+    @Test func blocksOfAnInstanceBuiltInsideDispatchQueueSyncRunWhenTheOuterResolveEnds() throws {
+        let container = Container()
+        let events = EventLog()
+        container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
+            .onResolved { _, _ in events.record("block of the instance built inside sync") }
+        container.register(UsesCached.self) { [weak container] _ in
+            guard let container else { throw CancellationError() }
+            let cached = try DispatchQueue.global().sync { try container.resolve(Cached.self) }
+            events.record("outer factory returns")
+            return UsesCached(cached: cached)
+        }
+        let user = try container.resolve(UsesCached.self)
+        #expect(events.events == ["outer factory returns", "block of the instance built inside sync"])
+        #expect(try container.resolve(Cached.self) === user.cached)
+    }
+
+    /// The other side of the rule: the factory's own `Resolver`, used on another thread,
+    /// starts a separate top-level resolve there, with an object graph of its own.
+    @Test func theFactorysResolverUsedOnAnotherThreadStartsASeparateResolve() throws {
+        let container = Container()
+        let sharedRuns = Counter()
+        container.register(Shared.self) { _ in
+            sharedRuns.increment()
+            return Shared()
+        }
+        container.register(Pair.self) { r in
+            let first = try r.resolve(Shared.self)
+            let elsewhere = Reliability.withWatchdogAsync { try r.resolve(Shared.self) }
+            guard let second = try elsewhere.wait(timeout: 10) else { throw CancellationError() }
+            return Pair(first, second)
+        }
+        let pair = try container.resolve(Pair.self)
+        #expect(pair.first !== pair.second, "the other thread built a graph of its own")
+        #expect(sharedRuns.value == 2)
+    }
+}
