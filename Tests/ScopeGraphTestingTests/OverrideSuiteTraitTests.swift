@@ -59,4 +59,40 @@ struct OverrideSuiteTraitTests {
         let seen = try await Task.detached { [container] in try container.resolve(String.self) }.value
         #expect(seen == "real")
     }
+
+    /// The suite's trait applies to the tests of nested suites too, each test (and each case)
+    /// in a scope of its own; a nested suite's own trait nests inside the outer suite's.
+    @Suite struct NestedSuiteTests {
+        let container = SuiteFixture.container
+
+        @Test func aNestedSuitesTestSeesTheOuterSuitesOverride() throws {
+            #expect(try container.resolve(String.self) == "suite")
+            #expect(try container.resolve(Profile.self).api.name == "suite fake")
+        }
+
+        @Test(arguments: 0..<8)
+        func everyCaseOfANestedSuiteGetsAScopeOfItsOwn(_ number: Int) async throws {
+            let tally = try container.resolve(Tally.self)
+            #expect(tally.increment() == 1, "case \(number)")
+            await Task.yield()
+            #expect(try container.resolve(Tally.self) === tally)
+            #expect(tally.value == 1, "case \(number)")
+        }
+
+        @Suite(.overrides(SuiteFixture.container) { $0.register(String.self) { _ in "nested suite" } })
+        struct WithATraitOfItsOwn {
+            let container = SuiteFixture.container
+
+            @Test func theInnerSuitesOverrideWinsAndTheOuterSuitesStillApplies() throws {
+                #expect(try container.resolve(String.self) == "nested suite")
+                #expect(try container.resolve(Profile.self).api.name == "suite fake")
+            }
+
+            @Test(.overrides(SuiteFixture.container) { $0.register(String.self) { _ in "test" } })
+            func aTestsOwnOverrideNestsInsideBothSuites() throws {
+                #expect(try container.resolve(String.self) == "test")
+                #expect(try container.resolve(Profile.self).api.name == "suite fake")
+            }
+        }
+    }
 }

@@ -524,3 +524,279 @@ extension ConcurrencyTests {
         #expect(alive.current == 0)
     }
 }
+
+// MARK: - A resolve lives on one thread
+
+extension ConcurrencyTests {
+    final class Shared: Sendable {}
+    final class Pair: Sendable {
+        let first: Shared
+        let second: Shared
+        init(_ first: Shared, _ second: Shared) {
+            self.first = first
+            self.second = second
+        }
+    }
+
+    /// `DispatchQueue.global().sync` runs its block on the calling thread, so a resolve inside
+    /// it, through the factory's `Resolver` or through the container, joins the resolve in
+    /// progress: it gets the `graph` instance that resolve already built.
+    @Test func aResolveInsideDispatchQueueSyncJoinsTheResolveInProgress() throws {
+        let container = Container()
+        let sharedRuns = Counter()
+        let ranOnTheCallingThread = Guarded<Bool?>(nil)
+        container.register(Shared.self) { _ in
+            sharedRuns.increment()
+            return Shared()
+        }
+        container.register(Pair.self) { [weak container] r in
+            guard let container else { throw CancellationError() }
+            let first = try r.resolve(Shared.self)
+            let caller = Thread.current
+            let (throughResolver, throughContainer) = try DispatchQueue.global().sync {
+                ranOnTheCallingThread.withLock { $0 = Thread.current === caller }
+                return (try r.resolve(Shared.self), try container.resolve(Shared.self))
+            }
+            #expect(throughResolver === first, "the factory's Resolver inside sync joins the resolve")
+            #expect(throughContainer === first, "container.resolve inside sync joins the resolve")
+            return Pair(first, throughContainer)
+        }
+        let pair = try container.resolve(Pair.self)
+        #expect(ranOnTheCallingThread.current == true, "the premise: sync ran the block on the factory's thread")
+        #expect(pair.first === pair.second)
+        #expect(sharedRuns.value == 1, "one graph instance for the whole resolve")
+        // A second top-level resolve is a new graph.
+        #expect(try container.resolve(Pair.self).first !== pair.first)
+        #expect(sharedRuns.value == 2)
+    }
+
+    /// A factory that resolves its own key inside `DispatchQueue.global().sync` is a cycle of
+    /// its own resolve: it throws `.circularDependency` with the path `A → A`. A singleton's
+    /// factory would otherwise wait for its own build for ever (the watchdog catches that).
+    @Test(arguments: [Lifetime.graph, .singleton])
+    func aFactoryResolvingItsOwnKeyInsideDispatchQueueSyncIsACycle(lifetime: Lifetime) throws {
+        let container = Container()
+        let runs = Counter()
+        container.register(Slow.self, lifetime: lifetime) { [weak container] _ in
+            guard let container else { throw CancellationError() }
+            // The first run only: a cycle not detected would recurse, not loop for ever.
+            guard runs.increment() == 1 else { return Slow() }
+            _ = try DispatchQueue.global().sync { try container.resolve(Slow.self) }
+            return Slow()
+        }
+        guard let outcome = Reliability.withWatchdog(timeout: 10, { try container.resolve(Slow.self) }) else {
+            Issue.record("deadlock: the resolve inside DispatchQueue.sync waited for its own factory")
+            return
+        }
+        #expect(throws: ResolutionError.self) { _ = try outcome.get() }
+        guard case .failure(let failure) = outcome, let error = failure as? ResolutionError else { return }
+        #expect(error.kind.caseName == "circularDependency")
+        #expect(error.pathDescriptions == ["Slow", "Slow"])
+        #expect(runs.value == 1)
+    }
+
+    /// The `onResolved` block of an instance built inside `DispatchQueue.global().sync` is
+    /// queued on the resolve in progress: it runs after the outermost factory has returned,
+    /// not when the `sync` block ends.
+    @Test func blocksOfAnInstanceBuiltInsideDispatchQueueSyncRunWhenTheOuterResolveEnds() throws {
+        let container = Container()
+        let events = EventLog()
+        container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
+            .onResolved { _, _ in events.record("block of the instance built inside sync") }
+        container.register(UsesCached.self) { [weak container] _ in
+            guard let container else { throw CancellationError() }
+            let cached = try DispatchQueue.global().sync { try container.resolve(Cached.self) }
+            events.record("outer factory returns")
+            return UsesCached(cached: cached)
+        }
+        let user = try container.resolve(UsesCached.self)
+        #expect(events.events == ["outer factory returns", "block of the instance built inside sync"])
+        #expect(try container.resolve(Cached.self) === user.cached)
+    }
+
+    /// The other side of the rule: the factory's own `Resolver`, used on another thread,
+    /// starts a separate top-level resolve there, with an object graph of its own.
+    @Test func theFactorysResolverUsedOnAnotherThreadStartsASeparateResolve() throws {
+        let container = Container()
+        let sharedRuns = Counter()
+        container.register(Shared.self) { _ in
+            sharedRuns.increment()
+            return Shared()
+        }
+        container.register(Pair.self) { r in
+            let first = try r.resolve(Shared.self)
+            let elsewhere = Reliability.withWatchdogAsync { try r.resolve(Shared.self) }
+            guard let second = try elsewhere.wait(timeout: 10) else { throw CancellationError() }
+            return Pair(first, second)
+        }
+        let pair = try container.resolve(Pair.self)
+        #expect(pair.first !== pair.second, "the other thread built a graph of its own")
+        #expect(sharedRuns.value == 2)
+    }
+}
+
+// MARK: - A group fails together
+
+extension ConcurrencyTests {
+    /// A service that keeps the instances its factory resolved.
+    final class Staged: Sendable {
+        let dependencies: [Staged]
+        init(_ dependencies: [Staged] = []) { self.dependencies = dependencies }
+    }
+
+    /// How a resolve on one thread of a group ended: `success`, or the error's case, key and
+    /// path, and the type of the error a factory or block threw.
+    struct Outcome: Equatable {
+        let kind: String
+        let key: String
+        let path: [String]
+        let cause: String
+
+        static let success = Outcome(kind: "success", key: "", path: [], cause: "")
+
+        init(kind: String, key: String, path: [String], cause: String) {
+            self.kind = kind
+            self.key = key
+            self.path = path
+            self.cause = cause
+        }
+
+        init(_ error: any Error) {
+            guard let error = error as? ResolutionError else {
+                self.init(kind: "not a ResolutionError: \(error)", key: "", path: [], cause: "")
+                return
+            }
+            let cause = error.kind.underlyingError.map { "\(type(of: $0))" } ?? ""
+            self.init(kind: error.kind.caseName, key: error.key.description, path: error.pathDescriptions, cause: cause)
+        }
+
+        init(_ result: Result<some Any, any Error>) {
+            switch result {
+            case .success: self = .success
+            case .failure(let error): self.init(error)
+            }
+        }
+    }
+
+    /// Two threads at both ends of a property cycle join one group (each block reads the
+    /// instance the other thread built). When one block throws, both resolves throw that
+    /// block's error, and neither instance is cached: a later resolve runs both factories again.
+    @Test func twoThreadsAtBothEndsOfAPropertyCycleFailTogetherWhenABlockThrows() throws {
+        for _ in 0..<10 {
+            let container = Container()
+            let meeting = Rendezvous()
+            let met = Guarded<[Bool]>([])
+            let concurrentPhase = Guarded(true)
+            let leftRuns = Counter()
+            let rightRuns = Counter()
+            container.register(Left.self, lifetime: .singleton) { _ in
+                leftRuns.increment()
+                if concurrentPhase.current {
+                    let arrived = meeting.arriveFirst(timeout: 2)
+                    met.withLock { $0.append(arrived) }
+                }
+                return Left()
+            }.onResolved { r, left in
+                // Reading the other end first: the throw comes once the two resolves are one group.
+                left.right = try r.resolve()
+                if concurrentPhase.current { throw Boom() }
+            }
+            container.register(Right.self, lifetime: .singleton) { _ in
+                rightRuns.increment()
+                if concurrentPhase.current {
+                    let arrived = meeting.arriveSecond(timeout: 2)
+                    met.withLock { $0.append(arrived) }
+                }
+                return Right()
+            }.onResolved { r, right in right.left = try r.resolve() }
+
+            let outcomes = Guarded<[Int: Outcome]>([:])
+            runOnThreads(2) { index in
+                do {
+                    if index == 0 {
+                        _ = try container.resolve(Left.self)
+                    } else {
+                        _ = try container.resolve(Right.self)
+                    }
+                    outcomes.withLock { $0[index] = .success }
+                } catch { outcomes.withLock { $0[index] = Outcome(error) } }
+            }
+            #expect(met.current == [true, true], "both factories ran at once")
+            let blockError = Outcome(kind: "factoryFailed", key: "Left", path: ["Left"], cause: "Boom")
+            #expect(outcomes.current == [0: blockError, 1: blockError], "both threads throw the block's error")
+            #expect(leftRuns.value == 1)
+            #expect(rightRuns.value == 1)
+
+            // Nothing either thread built was cached: both factories run again.
+            concurrentPhase.withLock { $0 = false }
+            let left = try container.resolve(Left.self)
+            #expect(leftRuns.value == 2)
+            #expect(rightRuns.value == 2)
+            #expect(left.right?.left === left)
+        }
+    }
+
+    /// Two resolves that wait for each other only because publication is delayed (thread 1:
+    /// `top → a`, then `b`; thread 2: `b → a`) join one group, whose blocks run together. When a
+    /// block of either member's instance throws, both resolves throw that one error (its path is
+    /// the path in the resolve that built the instance), and neither `a` nor `b` is cached.
+    @Test(arguments: ["a", "b"])
+    func aThrowingBlockFailsBothResolvesOfAGroupFromDelayedPublication(throwingTag: String) throws {
+        let container = Container(name: "root")
+        let aBuilt = DispatchSemaphore(value: 0)
+        let bStarted = DispatchSemaphore(value: 0)
+        let failing = Guarded(true)
+        let runs = Guarded<[String: Int]>([:])
+        let blocks = Guarded<[String: Int]>([:])
+        func block(_ tag: String) -> @Sendable (Resolver, Staged) throws -> Void {
+            { _, _ in
+                blocks.withLock { $0[tag, default: 0] += 1 }
+                if tag == throwingTag, failing.current { throw Boom() }
+            }
+        }
+        container.register(Staged.self, tag: "a", lifetime: .singleton) { _ in
+            runs.withLock { $0["a", default: 0] += 1 }
+            return Staged()
+        }.onResolved(block("a"))
+        container.register(Staged.self, tag: "b", lifetime: .singleton) { r in
+            runs.withLock { $0["b", default: 0] += 1 }
+            if failing.current {
+                bStarted.signal()
+                _ = aBuilt.wait(timeout: .now() + 10)
+            }
+            return Staged([try r.resolve(Staged.self, tag: "a")])
+        }.onResolved(block("b"))
+        container.register(Staged.self, tag: "top") { r in
+            let a = try r.resolve(Staged.self, tag: "a")
+            if failing.current {
+                _ = bStarted.wait(timeout: .now() + 10)
+                aBuilt.signal()
+            }
+            return Staged([a, try r.resolve(Staged.self, tag: "b")])
+        }
+        let threadTwo = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "b") }
+        _ = bStarted.wait(timeout: .now() + 10)
+        bStarted.signal()  // put back the signal `top` waits for
+        let threadOne = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "top") }
+        guard let top = threadOne.result(timeout: 10), let b = threadTwo.result(timeout: 10) else {
+            Issue.record("deadlock: a resolve did not return within 10 s")
+            return
+        }
+        let expected = Outcome(
+            kind: "factoryFailed", key: "Staged[tag: \"\(throwingTag)\"]",
+            path: throwingTag == "a" ? ["Staged[tag: \"top\"]", "Staged[tag: \"a\"]"] : ["Staged[tag: \"b\"]"],
+            cause: "Boom")
+        #expect(Outcome(top) == expected, "thread 1 (top -> a, then b)")
+        #expect(Outcome(b) == expected, "thread 2 (b -> a)")
+        #expect(runs.current == ["a": 1, "b": 1], "b's factory took the a thread 1 built")
+        #expect(blocks.current["a"] == 1, "a's block ran once, for the group")
+
+        // Nothing was cached: a later resolve builds both again, and a's block runs again.
+        failing.withLock { $0 = false }
+        let again = try container.resolve(Staged.self, tag: "top")
+        #expect(runs.current == ["a": 2, "b": 2])
+        #expect(blocks.current["a"] == 2)
+        #expect(again.dependencies.last?.dependencies.first === again.dependencies.first)
+        #expect(try container.resolve(Staged.self, tag: "a") === again.dependencies.first)
+    }
+}

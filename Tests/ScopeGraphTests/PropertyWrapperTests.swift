@@ -58,6 +58,13 @@ private struct WeakHolder {
     @WeakInjected var greeter: Greeter?
 }
 
+/// A value-type model holding all three wrappers, to be copied.
+private struct CopyableModel {
+    @Injected var eager: Greeter
+    @LazyInjected var lazy: Greeter
+    @WeakInjected var weak: Greeter?
+}
+
 @Suite struct PropertyWrapperTests {
     // MARK: @Injected
 
@@ -128,6 +135,82 @@ private struct WeakHolder {
         let copy = wrapper
         #expect(copy.wrappedValue === wrapper.wrappedValue)
         #expect(counter.value == 1)
+    }
+
+    // MARK: Copies
+
+    /// A struct holding `@LazyInjected` can be copied freely: the copies resolve once between
+    /// them, whichever is read first, and an assignment through one is what the other reads.
+    @Test func copiesOfALazyWrapperResolveOnceBetweenThem() {
+        let counter = CallCounter()
+        let container = greeterContainer("copies", counter: counter)
+        let model = CopyableModel(
+            eager: Injected(from: container), lazy: LazyInjected(from: container), weak: WeakInjected(from: container))
+        let baseline = counter.value  // `@Injected` resolved when the model was made
+        let copy = model
+        #expect(!model.$lazy.isResolved)
+        let first = copy.lazy  // the copy is read first
+        #expect(model.$lazy.isResolved, "the original knows its copy resolved")
+        #expect(model.lazy === first)
+        #expect(counter.value == baseline + 1)
+        let double = NamedGreeter("double")
+        model.lazy = double
+        #expect(copy.lazy === double)
+        #expect(counter.value == baseline + 1)
+    }
+
+    /// Rebinding through one copy's projected value rebinds them all: every copy reports the
+    /// new binding, forgets the instance, and reads the one instance resolved from there.
+    @Test func copiesOfAWrapperShareOneBinding() {
+        let firstCounter = CallCounter()
+        let secondCounter = CallCounter()
+        let first = greeterContainer("first", lifetime: .singleton, counter: firstCounter)
+        let second = greeterContainer("second", tag: "formal", counter: secondCounter)
+        let model = CopyableModel(
+            eager: Injected(from: first), lazy: LazyInjected(from: first), weak: WeakInjected(from: first))
+        let copy = model
+        #expect(model.eager.name == "first")
+        #expect(model.lazy.name == "first")
+        #expect(model.weak?.name == "first")
+        #expect(firstCounter.value == 1, "one singleton, read by all three wrappers")
+
+        copy.$eager.rebind(to: second, tag: "formal")
+        copy.$lazy.container = second
+        copy.$lazy.tag = "formal"
+        copy.$weak.rebind(to: second, tag: "formal")
+        for projection in [model.$eager, model.$lazy, model.$weak] {
+            #expect(projection.container === second, "the original sees the copy's rebinding")
+            #expect(projection.tag == "formal")
+            #expect(!projection.isResolved, "the rebinding forgot the instance for every copy")
+        }
+
+        let eager = model.eager
+        let lazy = copy.lazy
+        #expect(eager.name == "second")
+        #expect(lazy.name == "second")
+        #expect(copy.eager === eager)
+        #expect(model.lazy === lazy)
+        // `unique` there: one resolve per wrapper, not per copy.
+        #expect(secondCounter.value == 2)
+    }
+
+    /// Copies of a `@WeakInjected` wrapper hold one weak reference: a read through either
+    /// copy returns the instance the other resolved, and once it is gone, it is gone for both.
+    @Test func copiesOfAWeakWrapperShareOneWeakReference() throws {
+        let counter = CallCounter()
+        let container = greeterContainer("weak", lifetime: .singleton, counter: counter)
+        let wrapper = WeakInjected<Greeter>(from: container)
+        let copy = wrapper
+        do {
+            let greeter = try #require(copy.wrappedValue)
+            #expect(wrapper.wrappedValue === greeter)
+            #expect(counter.value == 1)
+            container.removeAll()
+            #expect(wrapper.wrappedValue === greeter, "kept alive by the test")
+        }
+        #expect(wrapper.wrappedValue == nil)
+        #expect(copy.wrappedValue == nil)
+        #expect(counter.value == 1, "neither copy resolved again")
     }
 
     @Test func lazyReadsFromManyThreadsResolveOnce() {

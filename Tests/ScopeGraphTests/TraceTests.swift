@@ -151,4 +151,60 @@ private final class TraceEventLog: @unchecked Sendable {
         _ = try tree.app.resolve(TDatabase.self)
         #expect(log.all.map(\.key.description) == ["TLogger"])
     }
+
+    /// A trace follows its own task: while it runs, resolves on other threads (one that was
+    /// already running, a `Thread` and a `DispatchQueue` block started by the operation) are
+    /// not in it, and resolves on the tracing thread after them still are.
+    @Test func resolvesOnOtherThreadsDuringATraceAreNotInIt() throws {
+        let tree = appTree()
+        let go = DispatchSemaphore(value: 0)
+        let bystander = Reliability.withWatchdogAsync { () throws -> Bool in
+            guard go.wait(timeout: .now() + 10) == .success else { return false }
+            _ = try tree.feature.resolve(TScreen.self)
+            return true
+        }
+        let log = TraceEventLog()
+        try Container.withTrace {
+            log.append($0)
+        } operation: {
+            _ = try tree.app.resolve(TLogger.self)
+            go.signal()
+            #expect(try bystander.wait(timeout: 10) == true, "a thread running before the trace resolved during it")
+            let started = Reliability.withWatchdogAsync { try tree.app.resolve(TDatabase.self) }
+            #expect(try started.wait(timeout: 10) != nil, "a thread started in the trace resolved")
+            let queued = DispatchSemaphore(value: 0)
+            let queuedResolved = Guarded(false)
+            DispatchQueue.global().async {
+                let screen = try? tree.feature.resolve(TScreen.self)
+                queuedResolved.withLock { $0 = screen != nil }
+                queued.signal()
+            }
+            #expect(queued.wait(timeout: .now() + 10) == .success)
+            #expect(queuedResolved.current, "a DispatchQueue block started in the trace resolved")
+            _ = try tree.app.resolve(TRepository.self)
+        }
+        #expect(
+            summary(log.all) == [
+                "0 TLogger by - in 'app' from 'app' singleton new",
+                "1 TDatabase by TRepository in 'app' from 'app' singleton cached",
+                "1 TLogger by TRepository in 'app' from 'app' singleton cached",
+                "0 TRepository by - in 'app' from 'app' graph new",
+            ])
+    }
+
+    /// A factory that hands its `Resolver` to another thread starts a separate resolve there,
+    /// which the trace of the factory's own resolve does not report.
+    @Test func aResolveAFactoryStartsOnAnotherThreadIsNotInTheTrace() throws {
+        let app = Container(name: "app")
+        app.register(TLogger.self, lifetime: .singleton) { _ in TLogger() }
+        app.register(TDatabase.self) { r in
+            let elsewhere = Reliability.withWatchdogAsync { try r.resolve(TLogger.self) }
+            guard let logger = try elsewhere.wait(timeout: 10) else { throw CancellationError() }
+            return TDatabase(logger: logger)
+        }
+        let (database, trace) = try Container.trace { try app.resolve(TDatabase.self) }
+        #expect(summary(trace.events) == ["0 TDatabase by - in 'app' from 'app' graph new"])
+        // The logger was resolved (on the other thread) and cached there, outside the trace.
+        #expect(try app.resolve(TLogger.self) === database.logger)
+    }
 }
