@@ -42,12 +42,4 @@ public enum Lifetime: Sendable, Hashable, CustomStringConvertible {
         case .unique, .graph, .perContainer: false
         }
     }
-
-    /// True for the lifetimes that keep an instance in a cache slot.
-    var isCached: Bool {
-        switch self {
-        case .singleton, .weakSingleton, .eagerSingleton, .perContainer: true
-        case .unique, .graph: false
-        }
-    }
 }

@@ -67,6 +67,10 @@ extension Resolving {
     /// Resolves one instance for every registration of `T` that the lookup walk reaches, with
     /// any tag and no runtime arguments: nearest container first, and within a container in
     /// registration order. A key registered in a nearer container hides the same key further away.
+    ///
+    /// A type of your own that conforms to `Resolving` (a test double) has no registrations to
+    /// walk: for it, this is the untagged instance when there is one (as `resolveIfRegistered`
+    /// finds it), and an empty array otherwise.
     /// - Parameter type: The service type; inferred when omitted.
     /// - Returns: The instances, possibly none.
     /// - Throws: `ResolutionError` when one of them fails to resolve.
@@ -74,7 +78,7 @@ extension Resolving {
         if let engine = self as? any ResolutionEntryPoint {
             return try engine.resolveAllValues(T.self)
         }
-        return [try resolve(type, tag: nil)]
+        return try resolveIfRegistered(type).map { [$0] } ?? []
     }
 }
 

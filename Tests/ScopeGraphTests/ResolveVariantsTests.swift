@@ -299,3 +299,44 @@ import Testing
             ])
     }
 }
+
+// MARK: - A Resolving of your own
+
+extension ResolveVariantsTests {
+    /// A test double that resolves from a fixed table instead of a container, and throws
+    /// `.notRegistered` for anything else, as a container would.
+    struct StubResolver: Resolving {
+        let plugins: [String: NamedPlugin]
+
+        func resolve<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
+            let name = tag?.name ?? "untagged"
+            guard let plugin = plugins[name] as? T else {
+                throw ResolutionError(
+                    kind: .notRegistered, key: ServiceKey(typeName: "\(T.self)", tag: tag),
+                    path: [ServiceKey(typeName: "\(T.self)", tag: tag)])
+            }
+            return plugin
+        }
+
+        func resolve<T, each A>(_ type: T.Type, tag: ServiceTag?, arguments: repeat each A) throws -> T {
+            try resolve(type, tag: tag)
+        }
+    }
+
+    /// The extension methods of `Resolving` work for a conforming type of your own: the
+    /// defaulted `resolve`, `resolveIfRegistered` (nil only for `.notRegistered` of the key
+    /// itself) and `resolveAll` (the untagged instance, or none).
+    @Test func theExtensionMethodsWorkForAResolvingOfYourOwn() throws {
+        let stub = StubResolver(plugins: ["untagged": NamedPlugin("main"), "extra": NamedPlugin("extra")])
+        let main: NamedPlugin = try stub.resolve()
+        #expect(main.name == "main")
+        #expect(try stub.resolve(NamedPlugin.self, tag: "extra").name == "extra")
+        #expect(try stub.resolveIfRegistered(NamedPlugin.self, tag: "extra")?.name == "extra")
+        #expect(try stub.resolveIfRegistered(NamedPlugin.self, tag: "missing") == nil)
+        #expect(try stub.resolveAll(NamedPlugin.self).map(\.name) == ["main"])
+
+        let empty = StubResolver(plugins: [:])
+        #expect(try empty.resolveAll(NamedPlugin.self).isEmpty, "nothing registered is no error")
+        #expect(throws: ResolutionError.self) { try empty.resolve(NamedPlugin.self) }
+    }
+}

@@ -317,3 +317,46 @@ private final class ValidationRunCounter: @unchecked Sendable {
         #expect(runs["clock"] == 2, "the clock validation built was not cached")
     }
 }
+
+// MARK: - The message of each kind of failure a dependency can have
+
+extension ValidationTests {
+    /// A dependency registered only with runtime arguments, resolved without them, is reported
+    /// as missing, with the reason.
+    @Test func aDependencyRegisteredOnlyWithArgumentsIsReportedAsMissing() {
+        let app = Container(name: "app")
+        app.register(VReceipt.self) { (_, number: Int) in VReceipt(number: number) }
+        app.register(VCheckout.self) { r in
+            _ = try r.resolve(VReceipt.self)
+            return VCheckout()
+        }
+        let errors = app.validate().issues.filter { $0.severity == .error }
+        #expect(errors.map(\.key.typeName) == ["VCheckout"])
+        #expect(
+            errors.first?.message
+                == "missing dependency: VCheckout -> VReceipt; VReceipt is registered only with other runtime argument types (searched: app)"
+        )
+    }
+
+    /// Failures of registrations outside the validated subtree (here in the parent) are
+    /// reported at the registration that reached them, with the path, since their own
+    /// registration is not validated: a throwing factory and a forward that does not conform.
+    @Test func aFailureOutsideTheValidatedSubtreeIsReportedWithItsPath() {
+        let app = Container(name: "app")
+        app.register(VCache.self) { _ in throw VBrokenFactory() }
+        app.register(VGreeterImpl.self) { _ in VGreeterImpl() }.implements((any VGreeter).self)
+        let feature = app.makeChild(name: "feature")
+        feature.register(VHelper.self) { r in VHelper(cache: try r.resolve()) }
+        feature.register(VScreen.self) { r in
+            _ = try r.resolve((any VGreeter).self)
+            return VScreen()
+        }
+        let report = feature.validate()
+        #expect(report.issues.allSatisfy { $0.severity == .error && $0.container == "feature" })
+        #expect(
+            report.issues.map(\.message) == [
+                "factory of VCache threw: disk is full (path: VHelper -> VCache)",
+                "type mismatch: VScreen -> VGreeter; the registration answering VGreeter produced an instance that is not a VGreeter",
+            ])
+    }
+}
