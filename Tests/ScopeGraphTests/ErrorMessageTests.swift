@@ -201,6 +201,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             lines: [
                 "ResolutionError: the registration answering EProtocol produced an instance that is not a EProtocol.",
                 "  path: EProtocol",
+                "  suggestion: the EImplementation registration in 'app' answers EProtocol through implements(_:), but its factory returned an instance of EImplementation, which does not conform to EProtocol; make EImplementation conform, or remove that implements call",
             ],
             resolve: {
                 let app = Container(name: "app")

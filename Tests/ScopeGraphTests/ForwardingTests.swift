@@ -76,6 +76,10 @@ import Testing
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(String.self) }
         #expect(error.kind.caseName == "typeMismatch")
         #expect(error.key == ServiceKey(typeName: "String"))
+        #expect(
+            error.suggestions == [
+                "the Int registration in 'root' answers String through implements(_:), but its factory returned an instance of Int, which does not conform to String; make Int conform, or remove that implements call"
+            ])
     }
 
     @Test func aForwardCanCarryATag() throws {
