@@ -113,9 +113,10 @@ public final class Container: Sendable {
         if bits != 0 { Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
         releaseOwnerLink()
         // A kept `Registration` handle keeps its entry alive, not the instances it cached here:
-        // they go with the container. No lock: nothing else can reach a container in `deinit`.
+        // they go with the container, released after the lock.
         if hasHadOwnerRootedRegistrations.load(ordering: .relaxed) {
-            for registered in lockedState.registrations.values { registered.entry.ownerSlot?.clear() }
+            let slots = withState { state in state.registrations.values.compactMap { $0.entry.ownerSlot } }
+            for slot in slots { slot.clear() }
         }
         if let parent = parentReference {
             let address = Unmanaged.passUnretained(self).toOpaque()
