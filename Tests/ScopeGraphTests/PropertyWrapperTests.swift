@@ -249,6 +249,36 @@ private struct CopyableModel {
         #expect(counter.value == 0)
     }
 
+    /// Assigning an `@Injected` property replaces the instance it resolved at creation.
+    @Test func injectedAssignmentReplacesTheResolvedInstance() {
+        let counter = CallCounter()
+        let wrapper = Injected<Greeter>(from: greeterContainer("real", counter: counter))
+        #expect(wrapper.wrappedValue.name == "real")
+        let double = NamedGreeter("double")
+        wrapper.wrappedValue = double
+        #expect(wrapper.wrappedValue === double)
+        #expect(wrapper.projectedValue.isResolved)
+        #expect(counter.value == 1, "only the resolve at creation")
+    }
+
+    /// Assigning a `@WeakInjected` property holds the object weakly without resolving; when it
+    /// goes, or when `nil` is assigned, the property reads `nil` and does not resolve again.
+    @Test func weakAssignmentHoldsTheObjectWeaklyAndNilStaysNil() {
+        let counter = CallCounter()
+        let wrapper = WeakInjected<Greeter>(from: greeterContainer("unused", lifetime: .singleton, counter: counter))
+        var double: NamedGreeter? = NamedGreeter("double")
+        wrapper.wrappedValue = double
+        #expect(wrapper.wrappedValue === double)
+        double = nil
+        #expect(wrapper.wrappedValue == nil, "the property kept the assigned object alive")
+        let other = NamedGreeter("other")
+        wrapper.wrappedValue = other
+        #expect(wrapper.wrappedValue === other)
+        wrapper.wrappedValue = nil
+        #expect(wrapper.wrappedValue == nil)
+        #expect(counter.value == 0, "an assigned property never resolves")
+    }
+
     // MARK: @WeakInjected
 
     @Test func weakResolvesFromAnExplicitContainer() {
