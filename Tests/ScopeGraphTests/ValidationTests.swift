@@ -356,7 +356,7 @@ extension ValidationTests {
         #expect(
             report.issues.map(\.message) == [
                 "factory of VCache threw: disk is full (path: VHelper -> VCache)",
-                "type mismatch: VScreen -> VGreeter; the registration answering VGreeter produced an instance that is not a VGreeter",
+                "type mismatch: VScreen -> VGreeter; the VGreeterImpl registration in 'app' answers VGreeter through implements(_:), but its factory returned an instance of VGreeterImpl, which does not conform to VGreeter; make VGreeterImpl conform, or remove that implements call",
             ])
     }
 }

@@ -272,8 +272,11 @@ final class DryRun {
                 return
                     "implements \(error.key), but the instance (\(produced)) does not conform to \(error.key.typeName)"
             }
-            return
-                "type mismatch: \(path); the registration answering \(error.key) produced an instance that is not a \(error.key.typeName)"
+            // The resolve's suggestion names the forwarding registration and what it returned.
+            let detail =
+                error.suggestions.first
+                ?? "the registration answering \(error.key) produced an instance that is not a \(error.key.typeName)"
+            return "type mismatch: \(path); \(detail)"
         case .factoryFailed(let underlying):
             let own = subjects[failure.subject].key.serviceKey
             if error.path == [own] || error.path.isEmpty { return "factory threw: \(underlying)" }
