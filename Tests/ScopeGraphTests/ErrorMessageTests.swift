@@ -7,6 +7,7 @@ private final class ESession: Sendable {}
 private final class EAnalytics: Sendable {}
 private final class EImplementation: Sendable {}
 private protocol EProtocol: Sendable {}
+private final class LiveEProtocol: EProtocol {}
 private enum EFirst { final class Thing: Sendable {} }
 private enum ESecond { final class Thing: Sendable {} }
 private struct EDiskFull: Error, CustomStringConvertible {
@@ -47,6 +48,23 @@ struct MessageCase: Sendable, CustomStringConvertible {
             resolve: {
                 let app = Container(name: "app")
                 _ = try app.makeChild(name: "feature").resolve(EDatabase.self)
+            }),
+        MessageCase(
+            name: "an implementation registered under its own type only",
+            lines: [
+                "ResolutionError: nothing is registered for EProtocol.",
+                "  path: ERepository -> EProtocol",
+                "  searched: app",
+                "  suggestion: 'app' registers LiveEProtocol: if it is a EProtocol, add .implements(EProtocol.self) to that registration so that it answers for EProtocol too.",
+            ],
+            resolve: {
+                let app = Container(name: "app")
+                app.register(LiveEProtocol.self) { _ in LiveEProtocol() }
+                app.register(ERepository.self) { r in
+                    _ = try r.resolve((any EProtocol).self)
+                    return ERepository()
+                }
+                _ = try app.resolve(ERepository.self)
             }),
         MessageCase(
             name: "same type under another tag",

@@ -4,7 +4,9 @@
 /// Close matches, in this order: the same type and tag with other argument types (which makes
 /// the error an `argumentMismatch`); the same type under another tag; the same type registered
 /// in a container the lookup does not visit (a child of the start, or an unlinked sibling);
-/// a different type with the same name; a type with a similar name. With none, how to register it.
+/// a different type with the same name; a type with a similar name; a type whose name contains
+/// the requested one (an implementation registered under its own type only). With none, how to
+/// register it.
 struct Diagnosis {
     static let maximumSuggestions = 8
 
@@ -60,6 +62,12 @@ struct Diagnosis {
                     )
                 } else if Self.isClose(name, wanted) {
                     suggestions.append("did you mean \(name)? '\(container.name)' registers \(other.serviceKey).")
+                } else if wanted.count >= 3, name.contains(wanted) {
+                    // `LiveAPIClient` for `APIClient`: most often an implementation registered
+                    // under its own type only.
+                    suggestions.append(
+                        "'\(container.name)' registers \(other.serviceKey): if it is a \(wanted), add .implements(\(wanted).self) to that registration so that it answers for \(wanted) too."
+                    )
                 }
             }
         }
