@@ -55,7 +55,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
                 "ResolutionError: nothing is registered for EProtocol.",
                 "  path: ERepository -> EProtocol",
                 "  searched: app",
-                "  suggestion: 'app' registers LiveEProtocol: if it is a EProtocol, add .implements(EProtocol.self) to that registration so that it answers for EProtocol too.",
+                "  suggestion: 'app' registers LiveEProtocol: if it is meant to answer for EProtocol, add .implements(EProtocol.self) to that registration.",
             ],
             resolve: {
                 let app = Container(name: "app")

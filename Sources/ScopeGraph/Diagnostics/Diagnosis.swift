@@ -66,7 +66,7 @@ struct Diagnosis {
                     // `LiveAPIClient` for `APIClient`: most often an implementation registered
                     // under its own type only.
                     suggestions.append(
-                        "'\(container.name)' registers \(other.serviceKey): if it is a \(wanted), add .implements(\(wanted).self) to that registration so that it answers for \(wanted) too."
+                        "'\(container.name)' registers \(other.serviceKey): if it is meant to answer for \(wanted), add .implements(\(wanted).self) to that registration."
                     )
                 }
             }
