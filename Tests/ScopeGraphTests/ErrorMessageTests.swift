@@ -182,10 +182,26 @@ struct MessageCase: Sendable, CustomStringConvertible {
                 _ = try app.resolve(EDatabase.self)
             }),
         MessageCase(
+            name: "a factory that asks for its own key",
+            lines: [
+                "ResolutionError: circular dependency: ESession is requested while its own factory is still running.",
+                "  path: ESession -> ESession",
+                "  suggestion: ESession's factory asks for ESession itself, which does not exist before that factory returns; to refer to the instance being built, set the property in an onResolved block on its registration.",
+            ],
+            resolve: {
+                let app = Container(name: "app")
+                app.register(ESession.self, lifetime: .singleton) { r in
+                    _ = try r.resolve(ESession.self)
+                    return ESession()
+                }
+                _ = try app.resolve(ESession.self)
+            }),
+        MessageCase(
             name: "constructor cycle",
             lines: [
                 "ResolutionError: circular dependency: ERepository is requested while its own factory is still running.",
                 "  path: ERepository -> EDatabase -> ERepository",
+                "  suggestion: to break the cycle, let EDatabase get ERepository after construction: build it without ERepository, and set the property in an onResolved block on its registration, .onResolved { r, instance in instance.<property> = try r.resolve() } (see Docs/CircularDependencies.md).",
             ],
             resolve: {
                 let app = Container(name: "app")

@@ -87,6 +87,19 @@ struct Diagnosis {
         self.suggestions = suggestions
     }
 
+    /// The remedy for a constructor cycle whose path ends with the repeated key: the
+    /// registration that asked for it last can take it after construction instead.
+    static func cycleRemedy(for path: [ServiceKey]) -> String {
+        guard let repeated = path.last else { return "" }
+        guard path.count >= 2, path[path.count - 2] != repeated else {
+            return
+                "\(repeated)'s factory asks for \(repeated) itself, which does not exist before that factory returns; to refer to the instance being built, set the property in an onResolved block on its registration."
+        }
+        let asker = path[path.count - 2]
+        return
+            "to break the cycle, let \(asker) get \(repeated) after construction: build it without \(repeated), and set the property in an onResolved block on its registration, .onResolved { r, instance in instance.<property> = try r.resolve() } (see Docs/CircularDependencies.md)."
+    }
+
     /// A registration of the requested type in a container the lookup did not visit.
     private static func unvisited(_ container: Container, registers other: Key, requested key: Key, start: Container)
         -> String

@@ -335,6 +335,8 @@ final class BuildCoordinator: Sendable {
         let ownerPath = owner.waitPath
         let tail = ownerPath.firstIndex(of: key).map { Array(ownerPath[($0 + 1)...]) } ?? []
         let path = context.pathKeys + [key] + tail
-        return ResolutionError(kind: .circularDependency, key: key.serviceKey, path: path.map(\.serviceKey))
+        let keys = path.map(\.serviceKey)
+        return ResolutionError(
+            kind: .circularDependency, key: key.serviceKey, path: keys, suggestions: [Diagnosis.cycleRemedy(for: keys)])
     }
 }

@@ -585,9 +585,13 @@ final class ResolutionContext: @unchecked Sendable {
     func error(_ kind: ResolutionError.Kind, _ key: Key, searched: [String] = [], suggestions: [String] = [])
         -> ResolutionError
     {
-        ResolutionError(
-            kind: kind, key: key.serviceKey, path: (pathKeys + [key]).map(\.serviceKey),
-            searched: searched, suggestions: suggestions)
+        let path = (pathKeys + [key]).map(\.serviceKey)
+        var suggestions = suggestions
+        if case .circularDependency = kind, suggestions.isEmpty {
+            suggestions = [Diagnosis.cycleRemedy(for: path)]
+        }
+        return ResolutionError(
+            kind: kind, key: key.serviceKey, path: path, searched: searched, suggestions: suggestions)
     }
 
     /// An error about the key of the innermost frame (its factory or block failed).
