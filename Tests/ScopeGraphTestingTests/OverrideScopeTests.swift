@@ -356,3 +356,121 @@ import Testing
         #expect(screen.title == "fake")
     }
 }
+
+// MARK: Scopes over warm lookups, empty children, unrelated containers and task groups
+
+extension OverrideScopeTests {
+    /// A singleton resolved many times (parent and child) is built afresh in a scope, and the container keeps its own.
+    @Test func aSingletonWithWarmLookupsIsBuiltAfreshInAScopeFromAChildToo() throws {
+        let fixture = ProfileFixture()
+        var cached: Profile?
+        for _ in 0..<10 { cached = try fixture.container.resolve(Profile.self) }
+        let child = fixture.container.makeChild(name: "child")
+        for _ in 0..<10 { #expect(try child.resolve(Profile.self) === cached) }
+        let scoped = try fixture.container.withOverrides {
+            $0.register((any API).self) { _ in FakeAPI() }
+        } operation: {
+            let viaChild = try child.resolve(Profile.self)
+            #expect(try fixture.container.resolve(Profile.self) === viaChild)
+            return viaChild
+        }
+        #expect(scoped !== cached)
+        #expect(scoped.api.name == "fake")
+        #expect(try child.resolve(Profile.self) === cached)
+        #expect(try fixture.container.resolve(Profile.self) === cached)
+    }
+
+    /// An override on an empty child answers the child, but not the parent's owner-rooted singleton.
+    @Test func anOverrideOnAnEmptyChildIsNotSeenByTheParentsSingleton() throws {
+        let fixture = ProfileFixture()
+        let child = fixture.container.makeChild(name: "child")
+        for _ in 0..<10 { _ = try child.resolve(Profile.self) }
+        for _ in 0..<10 { _ = try child.resolve((any API).self) }
+        let (api, profile) = try child.withOverrides {
+            $0.register((any API).self) { _ in FakeAPI() }
+        } operation: {
+            (try child.resolve((any API).self), try child.resolve(Profile.self))
+        }
+        #expect(api.name == "fake")
+        #expect(profile.api.name == "real", "owner-rooted: the root's lookup does not visit the child")
+    }
+
+    /// A scope on another container, or with no overrides, still builds cached lifetimes afresh.
+    @Test func anyScopeEvenEmptyOrOnAnotherContainerBypassesTheCaches() throws {
+        let fixture = ProfileFixture()
+        let other = Container(name: "other")
+        var cached: Profile?
+        for _ in 0..<10 { cached = try fixture.container.resolve(Profile.self) }
+        let inside = try other.withOverrides {
+            $0.register(Int.self) { _ in 1 }
+        } operation: {
+            try fixture.container.resolve(Profile.self)
+        }
+        #expect(inside !== cached)
+        let empty = try fixture.container.withOverrides { _ in
+        } operation: {
+            try fixture.container.resolve(Profile.self)
+        }
+        #expect(empty !== cached)
+        #expect(try fixture.container.resolve(Profile.self) === cached)
+    }
+
+    /// perContainer in a scope: one per container in the scope, released at its end, the container's untouched.
+    @Test func perContainerInstancesInAScopeArePerContainerAndReleasedAtItsEnd() throws {
+        let root = Container(name: "root")
+        let child = root.makeChild(name: "child")
+        root.register(Widget.self, lifetime: .perContainer) { _ in Widget() }
+        var outside: Widget?
+        for _ in 0..<10 { outside = try child.resolve(Widget.self) }
+        weak var scopedWeak: Widget?
+        try root.withOverrides {
+            $0.register(Int.self) { _ in 1 }
+        } operation: { () throws in
+            let a = try child.resolve(Widget.self)
+            #expect(a !== outside)
+            #expect(try child.resolve(Widget.self) === a)
+            #expect(try root.resolve(Widget.self) !== a)
+            scopedWeak = a
+        }
+        #expect(scopedWeak == nil)
+        #expect(try child.resolve(Widget.self) === outside)
+    }
+
+    /// An inner scope builds its own singleton; the outer scope's instance is the same afterwards.
+    @Test func anInnerScopeLeavesTheOuterScopesInstance() throws {
+        let fixture = ProfileFixture()
+        try fixture.container.withOverrides {
+            $0.register((any API).self) { _ in FakeAPI("outer") }
+        } operation: { () throws in
+            let outer = try fixture.container.resolve(Profile.self)
+            let inner = try fixture.container.withOverrides {
+                $0.register((any API).self) { _ in FakeAPI("inner") }
+            } operation: {
+                try fixture.container.resolve(Profile.self)
+            }
+            #expect(inner.api.name == "inner")
+            #expect(outer.api.name == "outer")
+            #expect(try fixture.container.resolve(Profile.self) === outer)
+        }
+    }
+
+    /// Task-group children see the override; a detached task started inside them does not.
+    @Test func taskGroupChildrenSeeTheOverrideAndADetachedTaskInsideThemDoesNot() async throws {
+        let container = Container(name: "c")
+        container.register(String.self) { _ in "real" }
+        let seen = try await withWatchdog {
+            try await container.withOverrides {
+                $0.register(String.self) { _ in "fake" }
+            } operation: { () async throws -> [String] in
+                try await withThrowingTaskGroup(of: String.self) { group in
+                    for _ in 0..<4 { group.addTask { try container.resolve(String.self) } }
+                    group.addTask { try await Task.detached { try container.resolve(String.self) }.value }
+                    var all: [String] = []
+                    for try await s in group { all.append(s) }
+                    return all.sorted()
+                }
+            }
+        }
+        #expect(seen == ["fake", "fake", "fake", "fake", "real"])
+    }
+}

@@ -314,3 +314,67 @@ private final class DeinitAction: Sendable {
     init(_ action: @escaping @Sendable () -> Void) { self.action = action }
     deinit { action() }
 }
+
+// MARK: Restore empties caches after every kind of change
+
+extension SnapshotRestoreTests {
+    /// restore empties a weak singleton slot even while the instance is held outside.
+    @Test func restoreForgetsAWeakSingletonStillHeldOutside() throws {
+        let container = Container(name: "c")
+        container.register(Widget.self, lifetime: .weakSingleton) { _ in Widget() }
+        let snap = container.snapshot()
+        var held: Widget?
+        for _ in 0..<10 { held = try container.resolve(Widget.self) }
+        container.restore(snap)
+        #expect(try container.resolve(Widget.self) !== held)
+    }
+
+    /// restore after remove and add brings back the registration, not its old instance.
+    @Test func restoreAfterARemovalBringsTheRegistrationBackWithoutItsOldInstance() throws {
+        let container = Container(name: "c")
+        let reg = container.register(Widget.self, lifetime: .singleton) { _ in Widget("a") }
+        var first: Widget?
+        for _ in 0..<10 { first = try container.resolve(Widget.self) }
+        let snap = container.snapshot()
+        container.remove(reg)
+        container.register(Widget.self, tag: "new") { _ in Widget("new") }
+        container.restore(snap)
+        #expect(try container.resolveIfRegistered(Widget.self, tag: "new") == nil)
+        let again = try container.resolve(Widget.self)
+        #expect(again !== first)
+        #expect(again.label == "a")
+        #expect(try container.resolve(Widget.self) === again)
+    }
+
+    /// bootstrap after restore builds the eager singleton again.
+    @Test func bootstrapAfterRestoreBuildsTheEagerSingletonAgain() throws {
+        let container = Container(name: "c")
+        let builds = Tally()
+        container.register(Widget.self, lifetime: .eagerSingleton) { _ in
+            builds.increment()
+            return Widget()
+        }
+        let snap = container.snapshot()
+        try container.bootstrap()
+        container.restore(snap)
+        try container.bootstrap()
+        #expect(builds.value == 2)
+    }
+
+    /// restore after a replacement drops the forward and a new key, and brings back the forward with a new instance.
+    @Test func restoreAfterAReplacementBringsBackTheForwardsWithAFreshInstance() throws {
+        let container = Container(name: "c")
+        container.register(RealAPI.self, lifetime: .singleton) { _ in RealAPI() }.implements((any API).self)
+        var first: (any API)?
+        for _ in 0..<10 { first = try container.resolve((any API).self) }
+        let snap = container.snapshot()
+        container.register(RealAPI.self, lifetime: .singleton) { _ in RealAPI() }
+        #expect(try container.resolveIfRegistered((any API).self) == nil)
+        container.register((any API).self) { _ in FakeAPI() }
+        container.restore(snap)
+        let again = try container.resolve((any API).self)
+        #expect(again.name == "real")
+        #expect(again !== first)
+        #expect(try container.resolve(RealAPI.self) === again)
+    }
+}

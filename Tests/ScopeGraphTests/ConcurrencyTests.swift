@@ -800,3 +800,52 @@ extension ConcurrencyTests {
         #expect(try container.resolve(Staged.self, tag: "a") === again.dependencies.first)
     }
 }
+
+// MARK: Exactly once through forwarded keys
+
+extension ConcurrencyTests {
+    /// First resolves through the own and the forwarded type at once build one instance.
+    @Suite struct Forwarded {
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Holder: @unchecked Sendable {
+            var dep: Dep?
+            var optionalDep: Dep?
+            var service: (any Service)?
+            var impl: Impl?
+            var me: Holder?
+            var top: Top?
+        }
+        final class Cyc: @unchecked Sendable {
+            let holder: Holder
+            init(holder: Holder) { self.holder = holder }
+        }
+
+        /// Eight threads resolving the own and the forwarded type from a child build each cached lifetime once.
+        @Test func threadsResolvingTheOwnAndTheForwardedTypeAtOnceBuildOnce() throws {
+            for lifetime in [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton] {
+                let root = Container(name: "root")
+                let child = root.makeChild(name: "child")
+                let builds = Counter()
+                root.register(Impl.self, lifetime: lifetime) { _ in
+                    builds.increment()
+                    return Impl()
+                }.implements((any Service).self)
+                let got = Guarded<[ObjectIdentifier]>([])
+                runOnThreads(8) { index in
+                    let instance: AnyObject? =
+                        index.isMultiple(of: 2)
+                        ? try? child.resolve(Impl.self) : try? child.resolve((any Service).self)
+                    if let instance { got.withLock { $0.append(ObjectIdentifier(instance)) } }
+                }
+                #expect(got.current.count == 8)
+                if lifetime != .weakSingleton {
+                    #expect(Set(got.current).count == 1, "\(lifetime)")
+                    #expect(builds.value == 1, "\(lifetime)")
+                }
+            }
+        }
+    }
+}

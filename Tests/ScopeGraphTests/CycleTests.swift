@@ -510,3 +510,160 @@ import Testing
         #expect(ping.pong?.ping?.pong === ping.pong)
     }
 }
+
+// MARK: onResolved ordering and failures combined with lifetimes
+
+extension CycleTests {
+    /// Block order when blocks build new instances; throwing blocks under every cached lifetime.
+    @Suite struct BlocksAndLifetimes {
+        protocol Plugin: AnyObject, Sendable { var name: String { get } }
+        final class NamedPlugin: Plugin, Sendable {
+            let name: String
+            init(_ name: String) { self.name = name }
+        }
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class NotService: Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Mid: Sendable {}
+        final class Leaf: Sendable {}
+        final class Box: @unchecked Sendable {
+            var dep: Dep?
+            var mid: Mid?
+        }
+        struct Value: Sendable { let id: Int }
+        struct Pair: Sendable {
+            let a: Value
+            let b: Value
+        }
+
+        /// Instances a block builds queue their blocks after those already queued, dependencies first.
+        @Test func blocksOfInstancesABlockBuildsRunAfterTheBlocksAlreadyQueued() throws {
+            let c = Container(name: "c")
+            let log = EventLog()
+            c.register(Top.self) { r in
+                _ = try r.resolve(Mid.self)
+                return Top()
+            }.onResolved { _, _ in log.record("Top") }
+            c.register(Mid.self) { _ in Mid() }.onResolved { r, _ in
+                log.record("Mid")
+                _ = try r.resolve(Leaf.self)
+            }
+            c.register(Leaf.self) { r in
+                _ = try r.resolve(Dep.self)
+                return Leaf()
+            }.onResolved { _, _ in log.record("Leaf") }
+            c.register(Dep.self) { _ in Dep() }.onResolved { _, _ in log.record("Dep") }
+            _ = try c.resolve(Top.self)
+            #expect(log.events == ["Mid", "Top", "Dep", "Leaf"])
+        }
+
+        /// A throwing block caches nothing, even a weakSingleton held elsewhere or a perContainer instance.
+        @Test(arguments: [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton, .graph])
+        func aThrowingBlockLeavesNothingCachedUnderAnyLifetime(lifetime: Lifetime) throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            let builds = Counter()
+            let stash = Guarded<[Impl]>([])
+            let fail = Guarded(true)
+            root.register(Impl.self, lifetime: lifetime) { _ in
+                builds.increment()
+                let i = Impl()
+                stash.withLock { $0.append(i) }
+                return i
+            }.onResolved { _, _ in
+                if fail.current { throw Boom() }
+            }
+            #expect(throws: ResolutionError.self) { _ = try child.resolve(Impl.self) }
+            fail.withLock { $0 = false }
+            let got = try child.resolve(Impl.self)
+            #expect(builds.value == 2)
+            #expect(got !== stash.current.first)
+        }
+
+        /// A dependent's throwing block leaves its cached dependencies (any cached lifetime) uncached.
+        @Test(arguments: [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton])
+        func aDependentsThrowingBlockLeavesItsCachedDependenciesUncached(lifetime: Lifetime) throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            let builds = Counter()
+            let stash = Guarded<[Impl]>([])
+            let fail = Guarded(true)
+            root.register(Impl.self, lifetime: lifetime) { _ in
+                builds.increment()
+                let i = Impl()
+                stash.withLock { $0.append(i) }
+                return i
+            }
+            root.register(Top.self) { r in
+                _ = try r.resolve(Impl.self)
+                return Top()
+            }.onResolved { _, _ in
+                if fail.current { throw Boom() }
+            }
+            #expect(throws: ResolutionError.self) { _ = try child.resolve(Top.self) }
+            fail.withLock { $0 = false }
+            _ = try child.resolve(Top.self)
+            #expect(builds.value == 2)
+            #expect(try child.resolve(Impl.self) === stash.current.last)
+        }
+    }
+
+    /// A block that resolves an instance its resolve built gets that instance.
+    @Suite struct BlocksResolvingBuiltInstances {
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Holder: @unchecked Sendable {
+            var dep: Dep?
+            var optionalDep: Dep?
+            var service: (any Service)?
+            var impl: Impl?
+            var me: Holder?
+            var top: Top?
+        }
+        final class Cyc: @unchecked Sendable {
+            let holder: Holder
+            init(holder: Holder) { self.holder = holder }
+        }
+
+        /// A block resolving its own key gets its instance (factory once) for every sharing lifetime, from a child.
+        @Test(arguments: [Lifetime.graph, .singleton, .perContainer, .weakSingleton, .eagerSingleton])
+        func aBlockResolvingItsOwnKeyGetsItsInstanceUnderEverySharingLifetime(lifetime: Lifetime) throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            let builds = Counter()
+            root.register(Holder.self, lifetime: lifetime) { _ in
+                builds.increment()
+                return Holder()
+            }.onResolved { r, h in h.me = try r.resolve() }
+            let h = try child.resolve(Holder.self)
+            #expect(h.me === h)
+            #expect(builds.value == 1)
+            h.me = nil
+        }
+
+        /// A perContainer end of a property cycle started in a child is built once and cached in the child.
+        @Test func aPerContainerPropertyCycleStartedInAChildBuildsOnceAndIsCachedThere() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            let builds = Counter()
+            root.register(Holder.self, lifetime: .perContainer) { _ in
+                builds.increment()
+                return Holder()
+            }.onResolved { r, h in h.top = try r.resolve(Top.self) }
+            child.register(Cyc.self) { r in Cyc(holder: try r.resolve()) }
+            child.register(Top.self) { r in
+                let c = try r.resolve(Cyc.self)
+                _ = c
+                return Top()
+            }
+            let h = try child.resolve(Holder.self)
+            #expect(builds.value == 1)
+            #expect(try child.resolve(Holder.self) === h)
+            #expect(builds.value == 1)
+        }
+    }
+}

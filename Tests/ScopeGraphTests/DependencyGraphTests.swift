@@ -310,3 +310,52 @@ enum GraphvizDot {
         return String(decoding: svg, as: UTF8.self)
     }
 }
+
+// MARK: Edges from blocks and forwarded types
+
+extension DependencyGraphTests {
+    /// Edges of onResolved blocks and of forwarded types; the renderings' basics.
+    @Suite struct Combined {
+        protocol Plugin: AnyObject, Sendable { var name: String { get } }
+        final class NamedPlugin: Plugin, Sendable {
+            let name: String
+            init(_ name: String) { self.name = name }
+        }
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class NotService: Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Mid: Sendable {}
+        final class Leaf: Sendable {}
+        final class Box: @unchecked Sendable {
+            var dep: Dep?
+            var mid: Mid?
+        }
+        struct Value: Sendable { let id: Int }
+        struct Pair: Sendable {
+            let a: Value
+            let b: Value
+        }
+
+        /// An onResolved dependency is an edge, and a forwarded request points at the registration that answered.
+        @Test func edgesIncludeBlockDependenciesAndPointAtTheRegistrationOfAForwardedType() throws {
+            let c = Container(name: "c")
+            c.register(Box.self) { _ in Box() }.onResolved { r, b in b.dep = try r.resolve() }
+            c.register(Dep.self, lifetime: .singleton) { _ in Dep() }
+            c.register(Impl.self) { _ in Impl() }.implements((any Service).self)
+            c.register(Top.self) { r in
+                _ = try r.resolve((any Service).self)
+                return Top()
+            }
+            let g = c.dependencyGraph()
+            #expect(g.nodes.map(\.key.typeName) == ["Box", "Dep", "Impl", "Top"])
+            let edges = Set(g.edges.map { "\($0.from.key.typeName)->\($0.to.key.typeName)" })
+            #expect(edges.contains("Box->Dep"))
+            #expect(edges.contains("Top->Impl"))
+            #expect(g.dot().contains("digraph"))
+            #expect(g.dot().contains("cluster"))
+            #expect(g.mermaid().hasPrefix("flowchart LR"))
+        }
+    }
+}

@@ -361,3 +361,121 @@ import Testing
         #expect(error.suggestions.first?.contains("t0") == true)
     }
 }
+
+// MARK: Nested failures: kind, path, searched and suggestions of the deepest cause
+
+extension ErrorTests {
+    /// argumentMismatch, searched order through link cycles, suggestions for siblings and owner-rooted singletons.
+    @Suite struct NestedFailures {
+        protocol Plugin: AnyObject, Sendable { var name: String { get } }
+        final class NamedPlugin: Plugin, Sendable {
+            let name: String
+            init(_ name: String) { self.name = name }
+        }
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class NotService: Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Mid: Sendable {}
+        final class Leaf: Sendable {}
+        final class Box: @unchecked Sendable {
+            var dep: Dep?
+            var mid: Mid?
+        }
+        struct Value: Sendable { let id: Int }
+        struct Pair: Sendable {
+            let a: Value
+            let b: Value
+        }
+
+        /// A dependency resolved without its registered arguments fails with argumentMismatch about it, naming them.
+        @Test func aNestedArgumentMismatchIsReportedAboutTheDependencyWithItsArguments() throws {
+            let c = Container(name: "c")
+            c.register(Top.self) { r in
+                _ = try r.resolve(Mid.self)
+                return Top()
+            }
+            c.register(Mid.self) { (_, n: Int, s: String) in Mid() }
+            let e = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self) }
+            #expect(e.kind.caseName == "argumentMismatch")
+            #expect(e.pathDescriptions == ["Top", "Mid"])
+            #expect(e.suggestions.contains { $0.contains("Mid(Int, String)") })
+        }
+
+        /// A deep missing key lists the containers of its lookup in walk order, from either end of a link cycle.
+        @Test func aDeepMissingKeyListsTheContainersOfTheLastLookupInWalkOrder() throws {
+            let root = Container(name: "root")
+            let feature = root.makeChild(name: "feature")
+            let vendor = Container(name: "vendor")
+            let partner = vendor.makeChild(name: "partner")
+            feature.collaborate(with: partner)
+            partner.collaborate(with: feature)
+            root.register(Top.self) { r in
+                _ = try r.resolve(Mid.self)
+                return Top()
+            }
+            vendor.register(Mid.self) { r in
+                _ = try r.resolve(Leaf.self)
+                return Mid()
+            }
+            let e = try #require(throws: ResolutionError.self) { _ = try feature.resolve(Top.self) }
+            #expect(e.pathDescriptions == ["Top", "Mid", "Leaf"])
+            #expect(e.searched == ["feature", "partner", "vendor", "root"])
+            let e2 = try #require(throws: ResolutionError.self) { _ = try partner.resolve(Top.self) }
+            #expect(e2.searched == ["partner", "feature", "root", "vendor"])
+        }
+
+        /// An unlinked sibling registering the type under another tag is suggested, saying the tag differs.
+        @Test func anUnlinkedSiblingWithAnotherTagIsSuggestedAsDifferingToo() throws {
+            let root = Container(name: "root")
+            let cart = root.makeChild(name: "cart")
+            let metrics = root.makeChild(name: "metrics")
+            metrics.register(Dep.self, tag: "x") { _ in Dep() }
+            let e = try #require(throws: ResolutionError.self) { _ = try cart.resolve(Dep.self) }
+            #expect(e.suggestions.contains { $0.contains("'metrics'") && $0.contains("differ") })
+        }
+
+        /// A key missing under an owner-rooted singleton, through a graph intermediate, suggests the child.
+        @Test func theStartingChildIsSuggestedForAMissingKeyBelowAnOwnerRootedSingleton() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            child.register(Top.self) { r in
+                _ = try r.resolve(Mid.self)
+                return Top()
+            }
+            root.register(Mid.self, lifetime: .singleton) { r in
+                _ = try r.resolve(Leaf.self)
+                return Mid()
+            }
+            root.register(Leaf.self) { r in
+                _ = try r.resolve(Dep.self)
+                return Leaf()
+            }
+            child.register(Dep.self) { _ in Dep() }
+            let e = try #require(throws: ResolutionError.self) { _ = try child.resolve(Top.self) }
+            #expect(e.pathDescriptions == ["Top", "Mid", "Leaf", "Dep"])
+            #expect(e.searched == ["root"])
+            #expect(e.suggestions.contains { $0.contains("'child'") })
+        }
+
+        /// A throwing factory under perContainer, singleton and weakSingleton levels surfaces once, about its key.
+        @Test func aFactoryFailureUnderMixedLifetimesIsReportedOnceAboutItsKey() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            child.register(Top.self, lifetime: .perContainer) { r in
+                _ = try r.resolve(Mid.self)
+                return Top()
+            }
+            root.register(Mid.self, lifetime: .singleton) { r in
+                _ = try r.resolve(Leaf.self)
+                return Mid()
+            }
+            root.register(Leaf.self, lifetime: .weakSingleton) { _ in throw Boom("deep") }
+            let e = try #require(throws: ResolutionError.self) { _ = try child.resolve(Top.self) }
+            #expect(e.kind.underlyingError as? Boom == Boom("deep"))
+            #expect(e.key.typeName == "Leaf")
+            #expect(e.pathDescriptions == ["Top", "Mid", "Leaf"])
+        }
+    }
+}

@@ -136,3 +136,164 @@ import Testing
         #expect(throws: ResolutionError.self) { _ = try container.resolve(ConsoleLogger.self) }
     }
 }
+
+// MARK: implements combined with every lifetime, replacement and removal
+
+extension ForwardingTests {
+    /// implements with weak, perContainer and eager singletons; replacing and removing forwards.
+    @Suite struct WithLifetimes {
+        protocol Plugin: AnyObject, Sendable { var name: String { get } }
+        final class NamedPlugin: Plugin, Sendable {
+            let name: String
+            init(_ name: String) { self.name = name }
+        }
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class NotService: Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Mid: Sendable {}
+        final class Leaf: Sendable {}
+        final class Box: @unchecked Sendable {
+            var dep: Dep?
+            var mid: Mid?
+        }
+        struct Value: Sendable { let id: Int }
+        struct Pair: Sendable {
+            let a: Value
+            let b: Value
+        }
+
+        /// A weakSingleton is one instance through both types while held, and one new instance for both after it goes.
+        @Test func aForwardedWeakSingletonIsOneInstanceWhileHeldAndRebuiltOnceAfter() throws {
+            let c = Container(name: "c")
+            let builds = Counter()
+            c.register(Impl.self, lifetime: .weakSingleton) { _ in
+                builds.increment()
+                return Impl()
+            }.implements((any Service).self)
+            for _ in 0..<3 { _ = try c.resolve(Impl.self) }
+            var held: Impl? = try c.resolve(Impl.self)
+            for _ in 0..<3 { #expect(try c.resolve((any Service).self) === held) }
+            let before = builds.value
+            weak let weakHeld = held
+            held = nil
+            #expect(weakHeld == nil)
+            let again = try c.resolve((any Service).self)
+            #expect(builds.value == before + 1)
+            #expect(try c.resolve(Impl.self) === again)
+        }
+
+        /// perContainer through a forward: one instance per starting container, the same through both types.
+        @Test func aForwardedPerContainerInstanceIsSharedByBothTypesPerStartingContainer() throws {
+            let root = Container(name: "root")
+            let a = root.makeChild(name: "a")
+            let b = root.makeChild(name: "b")
+            let builds = Counter()
+            root.register(Impl.self, lifetime: .perContainer) { _ in
+                builds.increment()
+                return Impl()
+            }.implements((any Service).self)
+            for _ in 0..<3 {
+                let viaP = try a.resolve((any Service).self)
+                #expect(try a.resolve(Impl.self) === viaP)
+                #expect(try b.resolve(Impl.self) !== viaP)
+                #expect(try b.resolve((any Service).self) === b.resolve(Impl.self))
+            }
+            #expect(builds.value == 2)
+        }
+
+        /// An eager singleton first resolved through its forwarded type is not built again by bootstrap.
+        @Test func anEagerSingletonResolvedThroughItsForwardIsNotBuiltAgainByBootstrap() throws {
+            let c = Container(name: "c")
+            let builds = Counter()
+            c.register(Impl.self, lifetime: .eagerSingleton) { _ in
+                builds.increment()
+                return Impl()
+            }.implements((any Service).self)
+            let first = try c.resolve((any Service).self)
+            try c.bootstrap()
+            try c.bootstrap()
+            #expect(builds.value == 1)
+            #expect(try c.resolve(Impl.self) === first)
+        }
+
+        /// implements of a key registered earlier in the same container replaces it and releases its instance.
+        @Test func implementsReplacesAnEarlierRegistrationOfTheForwardedKeyAndReleasesIt() throws {
+            let c = Container(name: "c")
+            c.register((any Service).self, lifetime: .singleton) { _ in Impl() }
+            weak var old: (any Service)?
+            for _ in 0..<3 { old = try c.resolve((any Service).self) }
+            #expect(old != nil)
+            let reg = c.register(Impl.self, lifetime: .singleton) { _ in Impl() }
+            reg.implements((any Service).self)
+            #expect(old == nil)
+            #expect(try c.resolve((any Service).self) === c.resolve(Impl.self))
+        }
+
+        /// Replacing a registration releases the instance read through its forward, even after many resolves.
+        @Test func replacingDropsTheInstanceCachedThroughAWarmForward() throws {
+            let c = Container(name: "c")
+            c.register(Impl.self, lifetime: .singleton) { _ in Impl() }.implements((any Service).self)
+            weak var old: (any Service)?
+            for _ in 0..<5 { old = try c.resolve((any Service).self) }
+            c.register(Impl.self, lifetime: .singleton) { _ in Impl() }.implements((any Service).self)
+            #expect(old == nil)
+            let fresh = try c.resolve((any Service).self)
+            #expect(try c.resolve(Impl.self) === fresh)
+        }
+
+        /// Removing a child registration uncovers the parent's registration of the forwarded key.
+        @Test func removingAForwardingChildRegistrationUncoversTheParentsKey() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            let rootService = Impl()
+            root.register((any Service).self, lifetime: .singleton) { _ in rootService }
+            let reg = child.register(Impl.self, lifetime: .singleton) { _ in Impl() }.implements((any Service).self)
+            for _ in 0..<4 { #expect(try child.resolve((any Service).self) !== rootService) }
+            child.remove(reg)
+            #expect(try child.resolve((any Service).self) === rootService)
+        }
+    }
+
+    /// A forwarded type and its Optional share the resolve's instance.
+    @Suite struct WithinOneResolve {
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Holder: @unchecked Sendable {
+            var dep: Dep?
+            var optionalDep: Dep?
+            var service: (any Service)?
+            var impl: Impl?
+            var me: Holder?
+            var top: Top?
+        }
+        final class Cyc: @unchecked Sendable {
+            let holder: Holder
+            init(holder: Holder) { self.holder = holder }
+        }
+
+        /// Own type, forwarded type and Optional of it get one instance within a resolve, for every sharing lifetime.
+        @Test(arguments: [Lifetime.graph, .singleton, .perContainer, .weakSingleton])
+        func theForwardedTypeItsOptionalAndTheOwnTypeShareOneInstanceInAResolve(lifetime: Lifetime) throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            root.register(Impl.self, lifetime: lifetime) { _ in Impl() }.implements((any Service).self)
+            child.register(Holder.self) { r in
+                let h = Holder()
+                h.service = try r.resolve((any Service).self)
+                h.impl = try r.resolve(Impl.self)
+                return h
+            }.onResolved { r, h in
+                let s: (any Service)? = try r.resolve()
+                #expect(s === h.impl)
+            }
+            for _ in 0..<3 {
+                let h = try child.resolve(Holder.self)
+                #expect(h.service === h.impl)
+            }
+        }
+    }
+}

@@ -613,3 +613,112 @@ import Testing
         #expect(error.key.typeName == "Service")
     }
 }
+
+// MARK: Lifetimes combined with blocks, bootstrap and value types
+
+extension LifetimeTests {
+    /// bootstrap after a throwing block, value types under weakSingleton, eager singletons in children.
+    @Suite struct Combined {
+        protocol Plugin: AnyObject, Sendable { var name: String { get } }
+        final class NamedPlugin: Plugin, Sendable {
+            let name: String
+            init(_ name: String) { self.name = name }
+        }
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class NotService: Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Mid: Sendable {}
+        final class Leaf: Sendable {}
+        final class Box: @unchecked Sendable {
+            var dep: Dep?
+            var mid: Mid?
+        }
+        struct Value: Sendable { let id: Int }
+        struct Pair: Sendable {
+            let a: Value
+            let b: Value
+        }
+
+        /// A bootstrap whose eager block threw caches nothing; the next bootstrap builds it, and a resolve then does not.
+        @Test func bootstrapAfterABlockThrewBuildsTheEagerSingletonAgainOnce() throws {
+            let c = Container(name: "c")
+            let builds = Counter()
+            let fail = Guarded(true)
+            c.register(Impl.self, lifetime: .eagerSingleton) { _ in
+                builds.increment()
+                return Impl()
+            }.onResolved { _, _ in if fail.current { throw Boom() } }
+            #expect(throws: ResolutionError.self) { try c.bootstrap() }
+            fail.withLock { $0 = false }
+            try c.bootstrap()
+            #expect(builds.value == 2)
+            _ = try c.resolve(Impl.self)
+            #expect(builds.value == 2)
+        }
+
+        /// A value type under weakSingleton is new for every request of one resolve, and validate warns.
+        @Test func aValueTypeUnderWeakSingletonIsNewForEveryRequestOfOneResolveAndWarned() throws {
+            let c = Container(name: "c")
+            let builds = Counter()
+            c.register(Value.self, lifetime: .weakSingleton) { _ in Value(id: builds.increment()) }
+            c.register(Pair.self) { r in Pair(a: try r.resolve(), b: try r.resolve()) }
+            for _ in 0..<3 {
+                let pair = try c.resolve(Pair.self)
+                #expect(pair.a.id != pair.b.id)
+            }
+            #expect(builds.value == 6)
+            let report = c.validate()
+            #expect(report.issues.contains { $0.severity == .warning && $0.key.typeName == "Value" })
+            #expect(builds.value >= 6)
+        }
+
+        /// A protocol registration whose factory returns a value is unique under weakSingleton, and warned.
+        @Test func aProtocolWeakSingletonWhoseFactoryReturnsAValueBehavesAsUniqueAndIsWarned() throws {
+            let c = Container(name: "c")
+            let builds = Counter()
+            c.register((any Sendable).self, lifetime: .weakSingleton) { _ in Value(id: builds.increment()) }
+            let a = try c.resolve((any Sendable).self) as? Value
+            let b = try c.resolve((any Sendable).self) as? Value
+            #expect(a?.id != b?.id)
+            #expect(c.validate().issues.contains { $0.severity == .warning })
+        }
+    }
+
+    /// An eager singleton of a child takes the child's perContainer instance.
+    @Suite struct EagerInChild {
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Holder: @unchecked Sendable {
+            var dep: Dep?
+            var optionalDep: Dep?
+            var service: (any Service)?
+            var impl: Impl?
+            var me: Holder?
+            var top: Top?
+        }
+        final class Cyc: @unchecked Sendable {
+            let holder: Holder
+            init(holder: Holder) { self.holder = holder }
+        }
+
+        /// bootstrap builds a child's eager singleton from its owner: it gets the child's perContainer instance.
+        @Test func bootstrapBuildsAChildsEagerSingletonWithTheChildsPerContainerInstance() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            root.register(Dep.self, lifetime: .perContainer) { _ in Dep() }
+            child.register(Holder.self, lifetime: .eagerSingleton) { r in
+                let h = Holder()
+                h.dep = try r.resolve()
+                return h
+            }
+            try root.bootstrap()
+            let h = try child.resolve(Holder.self)
+            #expect(h.dep === (try child.resolve(Dep.self)))
+            #expect(h.dep !== (try root.resolve(Dep.self)))
+        }
+    }
+}

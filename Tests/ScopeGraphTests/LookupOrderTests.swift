@@ -237,3 +237,124 @@ import Testing
         #expect(try second.resolve(Shared.self) === shared)
     }
 }
+
+// MARK: Warm lookups see later changes anywhere on the walk
+
+extension LookupOrderTests {
+    /// Memoized lookups forget changes in collaborators' parents, transitive links and freed containers.
+    @Suite struct WarmLookups {
+        final class K: Sendable {
+            let from: String
+            init(_ from: String) { self.from = from }
+        }
+
+        private func warm(_ c: Container, _ tag: ServiceTag? = nil, _ times: Int = 6) throws -> String {
+            var last = ""
+            for _ in 0..<times { last = try c.resolve(K.self, tag: tag).from }
+            return last
+        }
+
+        /// A warm lookup (tagged or not) sees a registration added later to a collaborator's parent.
+        @Test(arguments: [nil, ServiceTag("t")])
+        func aCollaboratorsParentRegisteringLaterAnswersAWarmLookup(tag: ServiceTag?) throws {
+            let root = Container(name: "root")
+            let a = root.makeChild(name: "a")
+            let p = Container(name: "p")
+            let b = p.makeChild(name: "b")
+            a.collaborate(with: b)
+            root.register(K.self, tag: tag, lifetime: .singleton) { _ in K("root") }
+            #expect(try warm(a, tag) == "root")
+            p.register(K.self, tag: tag) { _ in K("p") }
+            #expect(try warm(a, tag) == "p")
+        }
+
+        /// A warm lookup sees registrations, removeAll and new links two links away.
+        @Test func aWarmLookupSeesChangesThroughTransitiveLinks() throws {
+            let root = Container(name: "root")
+            let a = root.makeChild(name: "a")
+            let b = Container(name: "b")
+            let c = Container(name: "c")
+            a.collaborate(with: b)
+            b.collaborate(with: c)
+            root.register(K.self) { _ in K("root") }
+            #expect(try warm(a) == "root")
+            c.register(K.self) { _ in K("c") }
+            #expect(try warm(a) == "c")
+            let d = Container(name: "d")
+            d.register(K.self) { _ in K("d") }
+            let e = Container(name: "e")
+            e.collaborate(with: d)
+            c.removeAll()
+            #expect(try warm(a) == "root")
+            b.collaborate(with: e)
+            #expect(try warm(a) == "d")
+        }
+
+        /// A warm lookup stops answering from a collaborator two links away once it is freed.
+        @Test func aWarmLookupForgetsACollaboratorTwoLinksAwayWhenItIsFreed() throws {
+            let root = Container(name: "root")
+            let a = root.makeChild(name: "a")
+            let b = Container(name: "b")
+            var c: Container? = Container(name: "c")
+            a.collaborate(with: b)
+            b.collaborate(with: c!)
+            root.register(K.self, lifetime: .singleton) { _ in K("root") }
+            c!.register(K.self, lifetime: .singleton) { _ in K("c") }
+            #expect(try warm(a) == "c")
+            c = nil
+            #expect(try warm(a) == "root")
+        }
+
+        /// Empty descendants with warm lookups see a perContainer registration added to their parent's collaborator.
+        @Test func emptyDescendantsSeeARegistrationAddedToTheirParentsCollaborator() throws {
+            let root = Container(name: "root")
+            let p = root.makeChild(name: "p")
+            let t = p.makeChild(name: "t")
+            let g = t.makeChild(name: "g")
+            let q = Container(name: "q")
+            p.collaborate(with: q)
+            root.register(K.self, lifetime: .perContainer) { r in K("root:" + r.container.name) }
+            #expect(try warm(g) == "root:g")
+            #expect(try warm(t) == "root:t")
+            q.register(K.self, lifetime: .perContainer) { r in K("q:" + r.container.name) }
+            #expect(try warm(g) == "q:g")
+            #expect(try warm(t) == "q:t")
+            #expect(try warm(p) == "q:p")
+            t.register(K.self) { _ in K("t") }
+            #expect(try warm(g) == "t")
+        }
+
+        /// remove releases the perContainer instance a linking container cached for the registration.
+        @Test func removeReleasesPerContainerInstancesCachedThroughALink() throws {
+            let a = Container(name: "a")
+            let b = Container(name: "b")
+            a.collaborate(with: b)
+            let reg = b.register(K.self, lifetime: .perContainer) { r in K(r.container.name) }
+            weak var inA: K?
+            for _ in 0..<6 { inA = try a.resolve(K.self) }
+            #expect(inA?.from == "a")
+            let inB = try b.resolve(K.self)
+            #expect(inB !== inA)
+            b.remove(reg)
+            #expect(inA == nil)
+            #expect(try a.resolveIfRegistered(K.self) == nil)
+        }
+
+        /// Warm lookups of keys with arguments and of tagged forwards see a nearer registration and a removal.
+        @Test func warmLookupsOfArgumentAndForwardedKeysSeeReplacementsAndRemovals() throws {
+            let root = Container(name: "root")
+            let a = root.makeChild(name: "a")
+            root.register(K.self, tag: "x") { (_, s: String) in K("root" + s) }
+            for _ in 0..<6 { #expect(try a.resolve(K.self, tag: "x", arguments: "!").from == "root!") }
+            a.register(K.self, tag: "x") { (_, s: String) in K("a" + s) }
+            #expect(try a.resolve(K.self, tag: "x", arguments: "!").from == "a!")
+            root.register(String.self) { _ in "s" }
+            let fwd = a.register(K.self, tag: "f") { _ in K("fwd") }
+            fwd.implements(K.self, tag: "g")
+            for _ in 0..<6 { #expect(try a.resolve(K.self, tag: "g").from == "fwd") }
+            a.remove(fwd)
+            root.register(K.self, tag: "g") { _ in K("root-g") }
+            #expect(try a.resolve(K.self, tag: "g").from == "root-g")
+        }
+    }
+}

@@ -541,3 +541,89 @@ import Testing
         #expect(runs.value == 1)
     }
 }
+
+// MARK: More runtime arguments, and removeAll with warm lookups
+
+extension RegistrationTests {
+    /// Five and six arguments, arguments through forwards; removeAll of perContainer instances after warm lookups.
+    @Suite struct ArgumentsAndRemoveAll {
+        protocol Plugin: AnyObject, Sendable { var name: String { get } }
+        final class NamedPlugin: Plugin, Sendable {
+            let name: String
+            init(_ name: String) { self.name = name }
+        }
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class NotService: Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Mid: Sendable {}
+        final class Leaf: Sendable {}
+        final class Box: @unchecked Sendable {
+            var dep: Dep?
+            var mid: Mid?
+        }
+        struct Value: Sendable { let id: Int }
+        struct Pair: Sendable {
+            let a: Value
+            let b: Value
+        }
+
+        /// Five and six runtime arguments reach the factory in order; their order is part of the key.
+        @Test func fiveAndSixArgumentsReachTheFactoryInOrder() throws {
+            let c = Container(name: "c")
+            c.register(String.self) { (_, a: Int, b: String, c: Double, d: Bool, e: Character) in "\(a)\(b)\(c)\(d)\(e)"
+            }
+            c.register(String.self) { (_, a: Int, b: Int, c: Int, d: Int, e: Int, f: Int) in "\(a + b + c + d + e + f)"
+            }
+            #expect(try c.resolve(String.self, tag: nil, arguments: 1, "b", 2.5, true, Character("z")) == "1b2.5truez")
+            #expect(try c.resolve(String.self, tag: nil, arguments: 1, 2, 3, 4, 5, 6) == "21")
+            let e = try #require(throws: ResolutionError.self) {
+                _ = try c.resolve(String.self, tag: nil, arguments: "b", 1, 2.5, true, Character("z"))
+            }
+            #expect(e.kind.caseName == "argumentMismatch")
+        }
+
+        /// A tagged forward of a registration with arguments resolves through a resolver with those arguments.
+        @Test func aTaggedForwardWithArgumentsResolvesThroughAResolver() throws {
+            let c = Container(name: "c")
+            c.register(NamedPlugin.self, tag: "t") { (_, a: String, b: Int) in NamedPlugin("\(a)\(b)") }
+                .implements((any Plugin).self, tag: "u")
+            c.register(Top.self) { r in
+                let p = try r.resolve((any Plugin).self, tag: "u", arguments: "x", 7)
+                #expect(p.name == "x7")
+                return Top()
+            }
+            _ = try c.resolve(Top.self)
+        }
+
+        /// removeAll on a parent releases perContainer instances its children cached for its registrations.
+        @Test func removeAllReleasesPerContainerInstancesThatChildrenCachedForItsRegistrations() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            root.register(Impl.self, lifetime: .perContainer) { _ in Impl() }
+            weak var old: Impl?
+            for _ in 0..<4 { old = try child.resolve(Impl.self) }
+            root.removeAll()
+            #expect(old == nil)
+            root.register(Impl.self, lifetime: .perContainer) { _ in Impl() }
+            #expect(try child.resolve(Impl.self) !== old)
+        }
+
+        /// removeAll on an empty child with warm lookups drops its own perContainer instance, not the parent's.
+        @Test func removeAllOnAnEmptyChildWithWarmLookupsDropsOnlyItsOwnPerContainerInstance() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            root.register(Impl.self, lifetime: .perContainer) { _ in Impl() }
+            let rootOne = try root.resolve(Impl.self)
+            weak var old: Impl?
+            for _ in 0..<4 { old = try child.resolve(Impl.self) }
+            child.removeAll()
+            #expect(old == nil)
+            let fresh = try child.resolve(Impl.self)
+            #expect(fresh !== rootOne)
+            #expect(try child.resolve(Impl.self) === fresh)
+            #expect(try root.resolve(Impl.self) === rootOne)
+        }
+    }
+}

@@ -340,3 +340,251 @@ extension ResolveVariantsTests {
         #expect(throws: ResolutionError.self) { try empty.resolve(NamedPlugin.self) }
     }
 }
+
+// MARK: resolveAll, optionals and resolveIfRegistered combined with other features
+
+extension ResolveVariantsTests {
+    /// resolveAll across links and forwards, optionals with arguments and parents, resolveIfRegistered inside factories.
+    @Suite struct Combined {
+        protocol Plugin: AnyObject, Sendable { var name: String { get } }
+        final class NamedPlugin: Plugin, Sendable {
+            let name: String
+            init(_ name: String) { self.name = name }
+        }
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class NotService: Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Mid: Sendable {}
+        final class Leaf: Sendable {}
+        final class Box: @unchecked Sendable {
+            var dep: Dep?
+            var mid: Mid?
+        }
+        struct Value: Sendable { let id: Int }
+        struct Pair: Sendable {
+            let a: Value
+            let b: Value
+        }
+
+        /// A nearer registration with runtime arguments is another key: it hides nothing from resolveAll.
+        @Test func resolveAllANearerKeyWithArgumentsDoesNotHideTheSameTypeAndTagWithout() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            child.register(NamedPlugin.self, tag: "a") { (_, n: Int) in NamedPlugin("child-args") }
+            root.register(NamedPlugin.self, tag: "a") { _ in NamedPlugin("root-a") }
+            #expect(try child.resolveAll(NamedPlugin.self).map(\.name) == ["root-a"])
+        }
+
+        /// resolveAll from either end of a link cycle: walk order, parents brought along, a forwarded tagged key hidden by a nearer one.
+        @Test func resolveAllFollowsALinkCycleWithParentsAndForwardedTaggedKeys() throws {
+            let root = Container(name: "root")
+            let feature = root.makeChild(name: "feature")
+            let vendor = Container(name: "vendor")
+            let partner = vendor.makeChild(name: "partner")
+            feature.collaborate(with: partner)
+            partner.collaborate(with: feature)
+            root.register((any Plugin).self, tag: "x") { _ in NamedPlugin("root-x") }
+            root.register((any Plugin).self, tag: "r") { _ in NamedPlugin("root-r") }
+            vendor.register(NamedPlugin.self) { _ in NamedPlugin("vendor-impl") }.implements(
+                (any Plugin).self, tag: "x")
+            partner.register((any Plugin).self, tag: "p") { _ in NamedPlugin("partner-p") }
+            feature.register((any Plugin).self, tag: "f") { _ in NamedPlugin("feature-f") }
+            for _ in 0..<3 {
+                #expect(
+                    try feature.resolveAll((any Plugin).self).map(\.name) == [
+                        "feature-f", "partner-p", "vendor-impl", "root-r",
+                    ])
+                #expect(
+                    try partner.resolveAll((any Plugin).self).map(\.name) == [
+                        "partner-p", "feature-f", "root-x", "root-r",
+                    ])
+            }
+        }
+
+        /// A forwarded key carries the registration's argument types, so resolveAll skips it and resolving it needs them.
+        @Test func aForwardOfARegistrationWithArgumentsKeepsThemAndResolveAllSkipsIt() throws {
+            let c = Container(name: "c")
+            c.register(NamedPlugin.self) { (_, n: Int) in NamedPlugin("args") }.implements((any Plugin).self)
+            c.register((any Plugin).self, tag: "t") { _ in NamedPlugin("t") }
+            #expect(try c.resolveAll((any Plugin).self).map(\.name) == ["t"])
+            let p = try c.resolve((any Plugin).self, tag: nil, arguments: 3)
+            #expect(p.name == "args")
+        }
+
+        /// Optional<T> with runtime arguments resolves T's key with them, and reports a mismatch about T.
+        @Test func anOptionalResolvedWithArgumentsUsesTheWrappedKeyWithThoseArguments() throws {
+            let c = Container(name: "c")
+            c.register(NamedPlugin.self) { (_, s: String) in NamedPlugin(s) }
+            let p = try c.resolve(NamedPlugin?.self, tag: nil, arguments: "x")
+            #expect(p?.name == "x")
+            let e = try #require(throws: ResolutionError.self) {
+                _ = try c.resolve(NamedPlugin?.self, tag: nil, arguments: 1)
+            }
+            #expect(e.kind.caseName == "argumentMismatch")
+            #expect(e.key.typeName == "NamedPlugin")
+        }
+
+        /// A registered Optional<T> in the parent wins over T registered in the child.
+        @Test func aRegisteredOptionalAnywhereOnTheWalkWinsOverTheWrappedTypeNearer() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            root.register(NamedPlugin?.self) { _ in NamedPlugin("optional") }
+            child.register(NamedPlugin.self) { _ in NamedPlugin("plain") }
+            #expect(try child.resolve(NamedPlugin?.self)?.name == "optional")
+        }
+
+        /// A missing Optional<T>, top-level or inside a factory, throws about T with the whole path.
+        @Test func aMissingOptionalReportsTheWrappedKeyWithThePathFromTheTop() throws {
+            let c = Container(name: "c")
+            c.register(Box.self) { r in
+                let b = Box()
+                b.dep = try r.resolve()
+                return b
+            }
+            let e = try #require(throws: ResolutionError.self) { _ = try c.resolve(Box.self) }
+            #expect(e.kind.caseName == "notRegistered")
+            #expect(e.key.typeName == "Dep")
+            #expect(e.pathDescriptions == ["Box", "Dep"])
+            let top = try #require(throws: ResolutionError.self) { _ = try c.resolve(Dep?.self) }
+            #expect(top.key.typeName == "Dep")
+            #expect(top.pathDescriptions == ["Dep"])
+            #expect(top.searched == ["c"])
+        }
+
+        /// Optional of a forwarded type whose instance does not conform throws typeMismatch.
+        @Test func anOptionalOfAForwardedTypeThatDoesNotConformThrowsTypeMismatch() throws {
+            let c = Container(name: "c")
+            c.register(NotService.self) { _ in NotService() }.implements((any Service).self)
+            let e = try #require(throws: ResolutionError.self) { _ = try c.resolve((any Service)?.self) }
+            #expect(e.kind.caseName == "typeMismatch")
+        }
+
+        /// Inside a factory (resolver or container), resolveIfRegistered of a registered key with a missing dependency throws with the whole path.
+        @Test func resolveIfRegisteredInsideAFactoryThrowsForAMissingKeyDeeperDown() throws {
+            let c = Container(name: "c")
+            c.register(Top.self) { r in
+                _ = try r.resolveIfRegistered(Mid.self)
+                return Top()
+            }
+            c.register(Mid.self) { r in
+                _ = try r.resolve(Leaf.self)
+                return Mid()
+            }
+            for _ in 0..<3 {
+                let e = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self) }
+                #expect(e.kind.caseName == "notRegistered")
+                #expect(e.pathDescriptions == ["Top", "Mid", "Leaf"])
+            }
+            c.register(Top.self, tag: "viaContainer") { _ in
+                _ = try c.resolveIfRegistered(Mid.self)
+                return Top()
+            }
+            let e2 = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self, tag: "viaContainer") }
+            #expect(e2.pathDescriptions == ["Top[tag: \"viaContainer\"]", "Mid", "Leaf"])
+        }
+
+        /// resolveIfRegistered of a forwarded type whose instance does not conform throws typeMismatch, not nil.
+        @Test func resolveIfRegisteredOfANonConformingForwardThrows() throws {
+            let c = Container(name: "c")
+            c.register(NotService.self) { _ in NotService() }.implements((any Service).self)
+            let e = try #require(throws: ResolutionError.self) { _ = try c.resolveIfRegistered((any Service).self) }
+            #expect(e.kind.caseName == "typeMismatch")
+        }
+
+        /// resolveIfRegistered of the key being built is a cycle, not nil.
+        @Test func resolveIfRegisteredOfItsOwnKeyInsideAFactoryIsACycle() throws {
+            let c = Container(name: "c")
+            c.register(Top.self) { r in
+                _ = try r.resolveIfRegistered(Top.self)
+                return Top()
+            }
+            let e = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self) }
+            #expect(e.kind.caseName == "circularDependency")
+            #expect(e.pathDescriptions == ["Top", "Top"])
+        }
+    }
+
+    /// Optionals and resolveAll share the instances of the resolve they join.
+    @Suite struct WithinOneResolve {
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Holder: @unchecked Sendable {
+            var dep: Dep?
+            var optionalDep: Dep?
+            var service: (any Service)?
+            var impl: Impl?
+            var me: Holder?
+            var top: Top?
+        }
+        final class Cyc: @unchecked Sendable {
+            let holder: Holder
+            init(holder: Holder) { self.holder = holder }
+        }
+
+        /// Optional<T> and T requests of one resolve (factory and block) get one instance, for every sharing lifetime.
+        @Test(arguments: [Lifetime.graph, .singleton, .perContainer, .weakSingleton])
+        func anOptionalRequestGetsTheInstanceThePlainRequestGot(lifetime: Lifetime) throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            root.register(Dep.self, lifetime: lifetime) { _ in Dep() }
+            child.register(Holder.self) { r in
+                let h = Holder()
+                h.dep = try r.resolve(Dep.self)
+                h.optionalDep = try r.resolve(Dep?.self)
+                return h
+            }.onResolved { r, h in
+                let again: Dep? = try r.resolve()
+                #expect(again === h.dep)
+            }
+            for _ in 0..<3 {
+                let h = try child.resolve(Holder.self)
+                #expect(h.dep === h.optionalDep)
+            }
+        }
+
+        /// A factory resolving Optional of its own type is a cycle with the path of the wrapped key.
+        @Test func anOptionalOfTheKeyBeingBuiltIsACycle() throws {
+            let c = Container(name: "c")
+            c.register(Top.self) { r in
+                _ = try r.resolve(Top?.self)
+                return Top()
+            }
+            let e = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self) }
+            #expect(e.kind.caseName == "circularDependency")
+            #expect(e.pathDescriptions == ["Top", "Top"])
+        }
+
+        /// resolveAll through a resolver shares graph instances with later requests of the same resolve.
+        @Test func resolveAllInsideAFactorySharesGraphInstancesWithTheResolve() throws {
+            let c = Container(name: "c")
+            c.register(Dep.self, tag: "a") { _ in Dep() }
+            c.register(Dep.self, tag: "b") { _ in Dep() }
+            c.register(Holder.self) { r in
+                let all = try r.resolveAll(Dep.self)
+                #expect(all.count == 2)
+                #expect(try r.resolve(Dep.self, tag: "a") === all.first)
+                #expect(try r.resolve(Dep.self, tag: "b") === all.last)
+                return Holder()
+            }
+            _ = try c.resolve(Holder.self)
+        }
+
+        /// A resolveAll that fails on one registration leaves none of the singletons it built cached.
+        @Test func aFailedResolveAllCachesNoneOfTheSingletonsItBuilt() throws {
+            let c = Container(name: "c")
+            let builds = Counter()
+            c.register(Dep.self, tag: "a", lifetime: .singleton) { _ in
+                builds.increment()
+                return Dep()
+            }
+            c.register(Dep.self, tag: "b", lifetime: .singleton) { _ in throw Boom() }
+            #expect(throws: ResolutionError.self) { _ = try c.resolveAll(Dep.self) }
+            _ = try c.resolve(Dep.self, tag: "a")
+            #expect(builds.value == 2)
+        }
+    }
+}

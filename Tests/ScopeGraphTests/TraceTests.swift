@@ -208,3 +208,36 @@ private final class TraceEventLog: @unchecked Sendable {
         #expect(try app.resolve(TLogger.self) === database.logger)
     }
 }
+
+// MARK: Traces of warm resolves
+
+extension TraceTests {
+    /// Resolves that take the memoized paths are traced too.
+    @Suite struct Warm {
+        final class S: Sendable {}
+        final class G: Sendable {}
+
+        /// Warm cached and graph resolves each give an event, cached ones not new.
+        @Test func warmResolvesAreTracedWithWhetherTheyBuilt() throws {
+            let c = Container(name: "c")
+            c.register(S.self, lifetime: .singleton) { _ in S() }
+            c.register(G.self) { r in
+                _ = try r.resolve(S.self)
+                return G()
+            }
+            for _ in 0..<10 {
+                _ = try c.resolve(S.self)
+                _ = try c.resolve(G.self)
+            }
+            let (_, trace) = try Container.trace {
+                for _ in 0..<3 {
+                    _ = try c.resolve(S.self)
+                    _ = try c.resolve(G.self)
+                }
+            }
+            #expect(trace.events.count == 9)
+            #expect(trace.events.filter { $0.key.typeName == "S" }.allSatisfy { !$0.isNew })
+            #expect(trace.events.filter { $0.key.typeName == "G" }.allSatisfy { $0.isNew })
+        }
+    }
+}

@@ -360,3 +360,124 @@ extension ValidationTests {
             ])
     }
 }
+
+// MARK: Validation: caches of every lifetime, every problem, weak singletons held through forwards and blocks
+
+extension ValidationTests {
+    /// validate leaves weak and perContainer caches alone, reports every problem, and follows forwards and blocks.
+    @Suite struct Combined {
+        protocol Plugin: AnyObject, Sendable { var name: String { get } }
+        final class NamedPlugin: Plugin, Sendable {
+            let name: String
+            init(_ name: String) { self.name = name }
+        }
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class NotService: Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Mid: Sendable {}
+        final class Leaf: Sendable {}
+        final class Box: @unchecked Sendable {
+            var dep: Dep?
+            var mid: Mid?
+        }
+        struct Value: Sendable { let id: Int }
+        struct Pair: Sendable {
+            let a: Value
+            let b: Value
+        }
+
+        /// validate leaves a live weakSingleton, a child's perContainer instance and an unbuilt singleton as they were.
+        @Test func validateLeavesWeakAndPerContainerInstancesAndUnbuiltSingletonsAlone() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            let builds = Counter()
+            root.register(Impl.self, lifetime: .weakSingleton) { _ in Impl() }
+            root.register(Dep.self, lifetime: .perContainer) { _ in Dep() }
+            root.register(Top.self, lifetime: .singleton) { _ in
+                builds.increment()
+                return Top()
+            }
+            let weakOne = try child.resolve(Impl.self)
+            let perChild = try child.resolve(Dep.self)
+            let report = root.validate()
+            #expect(report.isValid)
+            #expect(try child.resolve(Impl.self) === weakOne)
+            #expect(try child.resolve(Dep.self) === perChild)
+            let validated = builds.value
+            _ = try child.resolve(Top.self)
+            #expect(builds.value == validated + 1)
+        }
+
+        /// validate reports a missing dependency in each container, a factory error, a cycle and a non-conforming forward.
+        @Test func validateReportsEveryKindOfErrorInOneTree() throws {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            root.register(Top.self) { r in
+                _ = try r.resolve(Leaf.self)
+                return Top()
+            }
+            child.register(Mid.self) { r in
+                _ = try r.resolve(Dep.self)
+                return Mid()
+            }
+            child.register(NotService.self) { _ in NotService() }.implements((any Service).self)
+            child.register(Box.self) { _ in throw Boom() }
+            child.register(Impl.self, lifetime: .singleton) { r in
+                _ = try r.resolve(Impl.self)
+                return Impl()
+            }
+            let report = root.validate()
+            #expect(!report.isValid)
+            let errors = report.issues.filter { $0.severity == .error }.map(\.key.typeName)
+            #expect(errors.contains("Top"))
+            #expect(errors.contains("Mid"))
+            #expect(errors.contains("Box"))
+            #expect(errors.contains("Impl"))
+            #expect(errors.contains { $0.contains("NotService") || $0.contains("Service") })
+        }
+    }
+
+    /// A singleton holding a weakSingleton through a forward or a block is warned.
+    @Suite struct WeakHeld {
+        protocol Service: AnyObject, Sendable {}
+        final class Impl: Service, Sendable {}
+        final class Dep: Sendable {}
+        final class Top: Sendable {}
+        final class Holder: @unchecked Sendable {
+            var dep: Dep?
+            var optionalDep: Dep?
+            var service: (any Service)?
+            var impl: Impl?
+            var me: Holder?
+            var top: Top?
+        }
+        final class Cyc: @unchecked Sendable {
+            let holder: Holder
+            init(holder: Holder) { self.holder = holder }
+        }
+
+        /// singleton and eagerSingleton that resolve a weakSingleton through a forward or in onResolved are warned.
+        @Test(arguments: [Lifetime.singleton, .eagerSingleton])
+        func aSingletonHoldingAWeakSingletonThroughAForwardOrABlockIsWarned(lifetime: Lifetime) throws {
+            let c = Container(name: "c")
+            c.register(Impl.self, lifetime: .weakSingleton) { _ in Impl() }.implements((any Service).self)
+            c.register(Holder.self, lifetime: lifetime) { r in
+                let h = Holder()
+                h.service = try r.resolve((any Service).self)
+                return h
+            }
+            c.register(Top.self, lifetime: lifetime) { _ in Top() }
+            let report = c.validate()
+            #expect(report.isValid)
+            #expect(report.issues.contains { $0.severity == .warning && $0.key.typeName == "Holder" })
+            let c2 = Container(name: "c2")
+            c2.register(Impl.self, lifetime: .weakSingleton) { _ in Impl() }
+            c2.register(Holder.self, lifetime: lifetime) { _ in Holder() }.onResolved { r, h in h.impl = try r.resolve()
+            }
+            let report2 = c2.validate()
+            #expect(report2.issues.contains { $0.severity == .warning && $0.key.typeName == "Holder" })
+        }
+    }
+}
