@@ -67,6 +67,8 @@ extension Resolving {
     /// Resolves one instance for every registration of `T` that the lookup walk reaches, with
     /// any tag and no runtime arguments: nearest container first, and within a container in
     /// registration order. A key registered in a nearer container hides the same key further away.
+    /// A registration that answers for `T` under several tags (through `implements`) gives one
+    /// instance, at the first of its keys the walk meets.
     ///
     /// A type of your own that conforms to `Resolving` (a test double) has no registrations to
     /// walk: for it, this is the untagged instance when there is one (as `resolveIfRegistered`

@@ -156,6 +156,26 @@ import Testing
         #expect(try plugins.first === container.resolve(NamedPlugin.self, tag: "search"))
     }
 
+    /// One instance per registration: a registration that answers for `T` under two tags is
+    /// not returned twice (for `unique`, not built twice), and takes the place of its first key.
+    @Test(arguments: [Lifetime.unique, .singleton])
+    func resolveAllGivesARegistrationAnsweringUnderSeveralTagsOnce(_ lifetime: Lifetime) throws {
+        let container = Container(name: "root")
+        let builds = Counter()
+        container.register(NamedPlugin.self, tag: "first") { _ in NamedPlugin("first") }
+            .implements((any Plugin).self, tag: "first")
+        container.register(NamedPlugin.self, tag: "both", lifetime: lifetime) { _ in
+            builds.increment()
+            return NamedPlugin("both")
+        }
+        .implements((any Plugin).self, tag: "a")
+        .implements((any Plugin).self, tag: "b")
+        container.register(NamedPlugin.self, tag: "last") { _ in NamedPlugin("last") }
+            .implements((any Plugin).self)
+        #expect(try container.resolveAll((any Plugin).self).map(\.name) == ["first", "both", "last"])
+        #expect(builds.value == 1)
+    }
+
     @Test func resolveAllRunsAsOneTopLevelResolve() throws {
         let container = Container(name: "root")
         container.register(Shared.self) { _ in Shared() }

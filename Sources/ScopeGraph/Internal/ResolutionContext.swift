@@ -310,10 +310,13 @@ final class ResolutionContext: @unchecked Sendable {
     static func resolveAll<T>(_ type: T.Type, from start: Container) throws -> [T] {
         try withContext { context in
             var seen: Set<Key> = []
+            // One instance per registration, even when it answers for `T` under several tags.
+            var included: Set<ObjectIdentifier> = []
             var results: [T] = []
             for container in start.lookupOrder() {
                 for (key, entry) in container.registrationsInOrder(scope: context.scope)
                 where key.type == T.self && key.arguments.isEmpty && seen.insert(key).inserted {
+                    guard included.insert(ObjectIdentifier(entry)).inserted else { continue }
                     let request = Request(key: key, start: start, arguments: nil)
                     results.append(try context.produce(entry, request, as: T.self))
                 }
