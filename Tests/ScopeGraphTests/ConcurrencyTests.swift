@@ -805,24 +805,7 @@ extension ConcurrencyTests {
 
 extension ConcurrencyTests {
     /// First resolves through the own and the forwarded type at once build one instance.
-    @Suite struct Forwarded {
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Holder: @unchecked Sendable {
-            var dep: Dep?
-            var optionalDep: Dep?
-            var service: (any Service)?
-            var impl: Impl?
-            var me: Holder?
-            var top: Top?
-        }
-        final class Cyc: @unchecked Sendable {
-            let holder: Holder
-            init(holder: Holder) { self.holder = holder }
-        }
-
+    @Suite struct Forwarded: ProbeFixtures {
         /// Eight threads resolving the own and the forwarded type from a child build each cached lifetime once.
         @Test func threadsResolvingTheOwnAndTheForwardedTypeAtOnceBuildOnce() throws {
             for lifetime in [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton] {

@@ -515,29 +515,7 @@ import Testing
 
 extension CycleTests {
     /// Block order when blocks build new instances; throwing blocks under every cached lifetime.
-    @Suite struct BlocksAndLifetimes {
-        protocol Plugin: AnyObject, Sendable { var name: String { get } }
-        final class NamedPlugin: Plugin, Sendable {
-            let name: String
-            init(_ name: String) { self.name = name }
-        }
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class NotService: Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Mid: Sendable {}
-        final class Leaf: Sendable {}
-        final class Box: @unchecked Sendable {
-            var dep: Dep?
-            var mid: Mid?
-        }
-        struct Value: Sendable { let id: Int }
-        struct Pair: Sendable {
-            let a: Value
-            let b: Value
-        }
-
+    @Suite struct BlocksAndLifetimes: ProbeFixtures {
         /// Instances a block builds queue their blocks after those already queued, dependencies first.
         @Test func blocksOfInstancesABlockBuildsRunAfterTheBlocksAlreadyQueued() throws {
             let c = Container(name: "c")
@@ -611,24 +589,7 @@ extension CycleTests {
     }
 
     /// A block that resolves an instance its resolve built gets that instance.
-    @Suite struct BlocksResolvingBuiltInstances {
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Holder: @unchecked Sendable {
-            var dep: Dep?
-            var optionalDep: Dep?
-            var service: (any Service)?
-            var impl: Impl?
-            var me: Holder?
-            var top: Top?
-        }
-        final class Cyc: @unchecked Sendable {
-            let holder: Holder
-            init(holder: Holder) { self.holder = holder }
-        }
-
+    @Suite struct BlocksResolvingBuiltInstances: ProbeFixtures {
         /// A block resolving its own key gets its instance (factory once) for every sharing lifetime, from a child.
         @Test(arguments: [Lifetime.graph, .singleton, .perContainer, .weakSingleton, .eagerSingleton])
         func aBlockResolvingItsOwnKeyGetsItsInstanceUnderEverySharingLifetime(lifetime: Lifetime) throws {

@@ -315,29 +315,7 @@ enum GraphvizDot {
 
 extension DependencyGraphTests {
     /// Edges of onResolved blocks and of forwarded types; the renderings' basics.
-    @Suite struct Combined {
-        protocol Plugin: AnyObject, Sendable { var name: String { get } }
-        final class NamedPlugin: Plugin, Sendable {
-            let name: String
-            init(_ name: String) { self.name = name }
-        }
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class NotService: Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Mid: Sendable {}
-        final class Leaf: Sendable {}
-        final class Box: @unchecked Sendable {
-            var dep: Dep?
-            var mid: Mid?
-        }
-        struct Value: Sendable { let id: Int }
-        struct Pair: Sendable {
-            let a: Value
-            let b: Value
-        }
-
+    @Suite struct Combined: ProbeFixtures {
         /// An onResolved dependency is an edge, and a forwarded request points at the registration that answered.
         @Test func edgesIncludeBlockDependenciesAndPointAtTheRegistrationOfAForwardedType() throws {
             let c = Container(name: "c")

@@ -366,29 +366,7 @@ import Testing
 
 extension ErrorTests {
     /// argumentMismatch, searched order through link cycles, suggestions for siblings and owner-rooted singletons.
-    @Suite struct NestedFailures {
-        protocol Plugin: AnyObject, Sendable { var name: String { get } }
-        final class NamedPlugin: Plugin, Sendable {
-            let name: String
-            init(_ name: String) { self.name = name }
-        }
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class NotService: Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Mid: Sendable {}
-        final class Leaf: Sendable {}
-        final class Box: @unchecked Sendable {
-            var dep: Dep?
-            var mid: Mid?
-        }
-        struct Value: Sendable { let id: Int }
-        struct Pair: Sendable {
-            let a: Value
-            let b: Value
-        }
-
+    @Suite struct NestedFailures: ProbeFixtures {
         /// A dependency resolved without its registered arguments fails with argumentMismatch about it, naming them.
         @Test func aNestedArgumentMismatchIsReportedAboutTheDependencyWithItsArguments() throws {
             let c = Container(name: "c")

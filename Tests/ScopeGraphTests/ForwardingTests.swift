@@ -141,29 +141,7 @@ import Testing
 
 extension ForwardingTests {
     /// implements with weak, perContainer and eager singletons; replacing and removing forwards.
-    @Suite struct WithLifetimes {
-        protocol Plugin: AnyObject, Sendable { var name: String { get } }
-        final class NamedPlugin: Plugin, Sendable {
-            let name: String
-            init(_ name: String) { self.name = name }
-        }
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class NotService: Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Mid: Sendable {}
-        final class Leaf: Sendable {}
-        final class Box: @unchecked Sendable {
-            var dep: Dep?
-            var mid: Mid?
-        }
-        struct Value: Sendable { let id: Int }
-        struct Pair: Sendable {
-            let a: Value
-            let b: Value
-        }
-
+    @Suite struct WithLifetimes: ProbeFixtures {
         /// A weakSingleton is one instance through both types while held, and one new instance for both after it goes.
         @Test func aForwardedWeakSingletonIsOneInstanceWhileHeldAndRebuiltOnceAfter() throws {
             let c = Container(name: "c")
@@ -257,24 +235,7 @@ extension ForwardingTests {
     }
 
     /// A forwarded type and its Optional share the resolve's instance.
-    @Suite struct WithinOneResolve {
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Holder: @unchecked Sendable {
-            var dep: Dep?
-            var optionalDep: Dep?
-            var service: (any Service)?
-            var impl: Impl?
-            var me: Holder?
-            var top: Top?
-        }
-        final class Cyc: @unchecked Sendable {
-            let holder: Holder
-            init(holder: Holder) { self.holder = holder }
-        }
-
+    @Suite struct WithinOneResolve: ProbeFixtures {
         /// Own type, forwarded type and Optional of it get one instance within a resolve, for every sharing lifetime.
         @Test(arguments: [Lifetime.graph, .singleton, .perContainer, .weakSingleton])
         func theForwardedTypeItsOptionalAndTheOwnTypeShareOneInstanceInAResolve(lifetime: Lifetime) throws {

@@ -618,29 +618,7 @@ import Testing
 
 extension LifetimeTests {
     /// bootstrap after a throwing block, value types under weakSingleton, eager singletons in children.
-    @Suite struct Combined {
-        protocol Plugin: AnyObject, Sendable { var name: String { get } }
-        final class NamedPlugin: Plugin, Sendable {
-            let name: String
-            init(_ name: String) { self.name = name }
-        }
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class NotService: Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Mid: Sendable {}
-        final class Leaf: Sendable {}
-        final class Box: @unchecked Sendable {
-            var dep: Dep?
-            var mid: Mid?
-        }
-        struct Value: Sendable { let id: Int }
-        struct Pair: Sendable {
-            let a: Value
-            let b: Value
-        }
-
+    @Suite struct Combined: ProbeFixtures {
         /// A bootstrap whose eager block threw caches nothing; the next bootstrap builds it, and a resolve then does not.
         @Test func bootstrapAfterABlockThrewBuildsTheEagerSingletonAgainOnce() throws {
             let c = Container(name: "c")
@@ -687,24 +665,7 @@ extension LifetimeTests {
     }
 
     /// An eager singleton of a child takes the child's perContainer instance.
-    @Suite struct EagerInChild {
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Holder: @unchecked Sendable {
-            var dep: Dep?
-            var optionalDep: Dep?
-            var service: (any Service)?
-            var impl: Impl?
-            var me: Holder?
-            var top: Top?
-        }
-        final class Cyc: @unchecked Sendable {
-            let holder: Holder
-            init(holder: Holder) { self.holder = holder }
-        }
-
+    @Suite struct EagerInChild: ProbeFixtures {
         /// bootstrap builds a child's eager singleton from its owner: it gets the child's perContainer instance.
         @Test func bootstrapBuildsAChildsEagerSingletonWithTheChildsPerContainerInstance() throws {
             let root = Container(name: "root")

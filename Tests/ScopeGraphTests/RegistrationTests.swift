@@ -546,29 +546,7 @@ import Testing
 
 extension RegistrationTests {
     /// Five and six arguments, arguments through forwards; removeAll of perContainer instances after warm lookups.
-    @Suite struct ArgumentsAndRemoveAll {
-        protocol Plugin: AnyObject, Sendable { var name: String { get } }
-        final class NamedPlugin: Plugin, Sendable {
-            let name: String
-            init(_ name: String) { self.name = name }
-        }
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class NotService: Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Mid: Sendable {}
-        final class Leaf: Sendable {}
-        final class Box: @unchecked Sendable {
-            var dep: Dep?
-            var mid: Mid?
-        }
-        struct Value: Sendable { let id: Int }
-        struct Pair: Sendable {
-            let a: Value
-            let b: Value
-        }
-
+    @Suite struct ArgumentsAndRemoveAll: ProbeFixtures {
         /// Five and six runtime arguments reach the factory in order; their order is part of the key.
         @Test func fiveAndSixArgumentsReachTheFactoryInOrder() throws {
             let c = Container(name: "c")

@@ -365,28 +365,9 @@ extension ResolveVariantsTests {
 
 extension ResolveVariantsTests {
     /// resolveAll across links and forwards, optionals with arguments and parents, resolveIfRegistered inside factories.
-    @Suite struct Combined {
-        protocol Plugin: AnyObject, Sendable { var name: String { get } }
-        final class NamedPlugin: Plugin, Sendable {
-            let name: String
-            init(_ name: String) { self.name = name }
-        }
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class NotService: Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Mid: Sendable {}
-        final class Leaf: Sendable {}
-        final class Box: @unchecked Sendable {
-            var dep: Dep?
-            var mid: Mid?
-        }
-        struct Value: Sendable { let id: Int }
-        struct Pair: Sendable {
-            let a: Value
-            let b: Value
-        }
+    @Suite struct Combined: ProbeFixtures {
+        // Spelled out: `ResolveVariantsTests` has a `Plugin` of its own, which would win.
+        typealias Plugin = ProbeTypes.Plugin
 
         /// A nearer registration with runtime arguments is another key: it hides nothing from resolveAll.
         @Test func resolveAllANearerKeyWithArgumentsDoesNotHideTheSameTypeAndTagWithout() throws {
@@ -527,24 +508,7 @@ extension ResolveVariantsTests {
     }
 
     /// Optionals and resolveAll share the instances of the resolve they join.
-    @Suite struct WithinOneResolve {
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Holder: @unchecked Sendable {
-            var dep: Dep?
-            var optionalDep: Dep?
-            var service: (any Service)?
-            var impl: Impl?
-            var me: Holder?
-            var top: Top?
-        }
-        final class Cyc: @unchecked Sendable {
-            let holder: Holder
-            init(holder: Holder) { self.holder = holder }
-        }
-
+    @Suite struct WithinOneResolve: ProbeFixtures {
         /// Optional<T> and T requests of one resolve (factory and block) get one instance, for every sharing lifetime.
         @Test(arguments: [Lifetime.graph, .singleton, .perContainer, .weakSingleton])
         func anOptionalRequestGetsTheInstanceThePlainRequestGot(lifetime: Lifetime) throws {

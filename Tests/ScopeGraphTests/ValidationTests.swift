@@ -365,29 +365,7 @@ extension ValidationTests {
 
 extension ValidationTests {
     /// validate leaves weak and perContainer caches alone, reports every problem, and follows forwards and blocks.
-    @Suite struct Combined {
-        protocol Plugin: AnyObject, Sendable { var name: String { get } }
-        final class NamedPlugin: Plugin, Sendable {
-            let name: String
-            init(_ name: String) { self.name = name }
-        }
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class NotService: Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Mid: Sendable {}
-        final class Leaf: Sendable {}
-        final class Box: @unchecked Sendable {
-            var dep: Dep?
-            var mid: Mid?
-        }
-        struct Value: Sendable { let id: Int }
-        struct Pair: Sendable {
-            let a: Value
-            let b: Value
-        }
-
+    @Suite struct Combined: ProbeFixtures {
         /// validate leaves a live weakSingleton, a child's perContainer instance and an unbuilt singleton as they were.
         @Test func validateLeavesWeakAndPerContainerInstancesAndUnbuiltSingletonsAlone() throws {
             let root = Container(name: "root")
@@ -440,24 +418,7 @@ extension ValidationTests {
     }
 
     /// A singleton holding a weakSingleton through a forward or a block is warned.
-    @Suite struct WeakHeld {
-        protocol Service: AnyObject, Sendable {}
-        final class Impl: Service, Sendable {}
-        final class Dep: Sendable {}
-        final class Top: Sendable {}
-        final class Holder: @unchecked Sendable {
-            var dep: Dep?
-            var optionalDep: Dep?
-            var service: (any Service)?
-            var impl: Impl?
-            var me: Holder?
-            var top: Top?
-        }
-        final class Cyc: @unchecked Sendable {
-            let holder: Holder
-            init(holder: Holder) { self.holder = holder }
-        }
-
+    @Suite struct WeakHeld: ProbeFixtures {
         /// singleton and eagerSingleton that resolve a weakSingleton through a forward or in onResolved are warned.
         @Test(arguments: [Lifetime.singleton, .eagerSingleton])
         func aSingletonHoldingAWeakSingletonThroughAForwardOrABlockIsWarned(lifetime: Lifetime) throws {
