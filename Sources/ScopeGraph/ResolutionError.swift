@@ -80,7 +80,7 @@ public struct ResolutionError: Error, CustomStringConvertible, @unchecked Sendab
         case .argumentMismatch:
             "ResolutionError: nothing is registered for \(key); \(ServiceKey(typeName: key.typeName, tag: key.tag)) is registered only with other runtime argument types."
         case .typeMismatch:
-            "ResolutionError: the registration answering \(key) produced an instance that is not a \(key.typeName)."
+            "ResolutionError: the registration answering \(key) produced an instance that is not of type \(key.typeName)."
         case .factoryFailed(let underlying):
             "ResolutionError: the factory of \(key) threw: \(underlying)"
         }

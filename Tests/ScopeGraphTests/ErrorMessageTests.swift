@@ -233,7 +233,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
         MessageCase(
             name: "forwarded type does not conform",
             lines: [
-                "ResolutionError: the registration answering EProtocol produced an instance that is not a EProtocol.",
+                "ResolutionError: the registration answering EProtocol produced an instance that is not of type EProtocol.",
                 "  path: EProtocol",
                 "  suggestion: the EImplementation registration in 'app' answers EProtocol through implements(_:), but its factory returned an instance of EImplementation, which does not conform to EProtocol; make EImplementation conform, or remove that implements call",
             ],

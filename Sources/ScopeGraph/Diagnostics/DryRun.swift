@@ -275,7 +275,7 @@ final class DryRun {
             // The resolve's suggestion names the forwarding registration and what it returned.
             let detail =
                 error.suggestions.first
-                ?? "the registration answering \(error.key) produced an instance that is not a \(error.key.typeName)"
+                ?? "the registration answering \(error.key) produced an instance that is not of type \(error.key.typeName)"
             return "type mismatch: \(path); \(detail)"
         case .factoryFailed(let underlying):
             let own = subjects[failure.subject].key.serviceKey
