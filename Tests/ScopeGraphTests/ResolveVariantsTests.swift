@@ -123,6 +123,16 @@ import Testing
         #expect(names == ["feature-2", "feature-untagged", "partner-1", "root-1", "root-2"])
     }
 
+    /// Registration order is the order of the registrations that answer now: a replaced key
+    /// counts as registered when it was replaced, so it moves after the keys registered since.
+    @Test func resolveAllPutsAReplacedRegistrationWhereItWasReplaced() throws {
+        let container = Container(name: "root")
+        container.register(NamedPlugin.self, tag: "a") { _ in NamedPlugin("a") }
+        container.register(NamedPlugin.self, tag: "b") { _ in NamedPlugin("b") }
+        container.register(NamedPlugin.self, tag: "a") { _ in NamedPlugin("a, replaced") }
+        #expect(try container.resolveAll(NamedPlugin.self).map(\.name) == ["b", "a, replaced"])
+    }
+
     @Test func resolveAllLetsANearerKeyHideTheSameKeyFartherAway() throws {
         let root = Container(name: "root")
         let feature = root.makeChild(name: "feature")
