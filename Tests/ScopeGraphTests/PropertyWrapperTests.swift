@@ -414,3 +414,189 @@ private struct CopyableModel {
     }
     #endif
 }
+
+// MARK: Contract probes: defaults, `Container.current` at the time of resolving, tags, failures
+
+/// Holders of the three wrappers with the defaults (no tag, no container) and with a tag.
+private final class DefaultsHolder: ProbeFixtures {
+    @LazyInjected var lazyDep: Dep
+    @WeakInjected var weakDep: Dep?
+    @LazyInjected(tag: "alias") var lazyService: any Service
+    @WeakInjected(tag: "alias") var weakService: (any Service)?
+}
+
+private struct EagerTagged: ProbeFixtures {
+    @Injected(tag: "alias") var service: any Service
+}
+
+/// A stored `@WeakInjected` with a tag and nothing registered for it, for the exit test.
+private final class MissingWeakPlugin: ProbeFixtures {
+    @WeakInjected(tag: "audit") var plugin: (any Plugin)?
+}
+
+/// A stored `@Injected` whose factory throws, for the exit test.
+private struct FailingFactoryHolder: ProbeFixtures {
+    @Injected var dep: Dep
+}
+
+extension PropertyWrapperTests {
+    @Suite struct ContractProbes: ProbeFixtures {
+        /// A container with a `Dep` singleton and an `Impl` answering for `Service` under "alias".
+        static func bound(_ name: String) -> Container {
+            let c = Container(name: name)
+            c.register(Dep.self, lifetime: .singleton) { _ in Dep() }
+            c.register(Impl.self, lifetime: .singleton) { _ in Impl() }.implements((any Service).self, tag: "alias")
+            return c
+        }
+
+        /// `init(tag:from:)` defaults to no tag and no container (`Container.current`), for all
+        /// three wrappers; a declared tag is the binding's tag.
+        @Test func theInitializersDefaultToNoTagAndNoContainer() {
+            let holder = DefaultsHolder()
+            #expect(holder.$lazyDep.container == nil)
+            #expect(holder.$lazyDep.tag == nil)
+            #expect(holder.$weakDep.container == nil)
+            #expect(holder.$weakDep.tag == nil)
+            #expect(holder.$lazyService.tag == "alias")
+            #expect(holder.$weakService.tag == "alias")
+            let eager = Container.$current.withValue(Self.bound("bound")) { EagerTagged() }
+            #expect(eager.$service.container == nil)
+            #expect(eager.$service.tag == "alias")
+            #expect(!holder.$lazyDep.isResolved && !holder.$weakDep.isResolved)
+        }
+
+        /// Lazy and weak wrappers made outside any binding, first read inside one, resolve
+        /// (with their tags) from the container bound at that read; a later read under another
+        /// binding keeps the instance.
+        @Test func lazyAndWeakWrappersResolveFromTheBindingInForceAtTheirFirstRead() throws {
+            let holder = DefaultsHolder()
+            let first = Self.bound("first")
+            let second = Self.bound("second")
+            let (dep, service, weakDep, weakService) = Container.$current.withValue(first) {
+                (holder.lazyDep, holder.lazyService, holder.weakDep, holder.weakService)
+            }
+            #expect(dep === (try first.resolve(Dep.self)))
+            #expect(service === (try first.resolve((any Service).self, tag: "alias")))
+            #expect(weakDep === dep)
+            #expect(weakService === service)
+            Container.$current.withValue(second) {
+                #expect(holder.lazyDep === dep)
+                #expect(holder.weakService === service)
+            }
+        }
+
+        /// A child task started inside the binding sees it at its first read; so does a task
+        /// group's child.
+        @Test func aFirstReadInAChildTaskUsesTheBindingOfItsParent() async throws {
+            let bound = Self.bound("bound")
+            let lazyDep = LazyInjected<Dep>()
+            let lazyService = LazyInjected<any Service>(tag: "alias")
+            let (dep, service) = await Container.$current.withValue(bound) {
+                async let dep = lazyDep.wrappedValue
+                let service = await withTaskGroup(of: (any Service).self) { group in
+                    group.addTask { lazyService.wrappedValue }
+                    return await group.next()!
+                }
+                return await (dep, service)
+            }
+            #expect(dep === (try bound.resolve(Dep.self)))
+            #expect(service === (try bound.resolve((any Service).self, tag: "alias")))
+        }
+
+        /// `nil` container means `Container.current` at the time of resolving, also for
+        /// `@Injected` after a rebinding: setting the container back to `nil` makes the next read
+        /// resolve from the container bound then, and rebinding only the tag keeps `nil`.
+        @Test func anInjectedReboundToNilResolvesFromTheBindingAtItsNextRead() throws {
+            let explicit = Self.bound("explicit")
+            let later = Self.bound("later")
+            let wrapper = Injected<any Service>(tag: "alias", from: explicit)
+            #expect(wrapper.wrappedValue === (try explicit.resolve((any Service).self, tag: "alias")))
+            wrapper.projectedValue.container = nil
+            let reread = Container.$current.withValue(later) { wrapper.wrappedValue }
+            #expect(reread === (try later.resolve((any Service).self, tag: "alias")))
+
+            let tagOnly = Container.$current.withValue(explicit) { EagerTagged() }
+            tagOnly.$service.tag = "alias"
+            #expect(tagOnly.$service.container == nil)
+            let afterTagRebind = Container.$current.withValue(later) { tagOnly.service }
+            #expect(afterTagRebind === (try later.resolve((any Service).self, tag: "alias")))
+        }
+
+        /// A tag is never a fallback: the untagged registration does not answer a tagged
+        /// property, and the tagged one does not answer an untagged property.
+        @Test func aTaggedPropertyGetsTheTaggedRegistrationOnly() throws {
+            let c = Container(name: "c")
+            c.register(Impl.self, lifetime: .singleton) { _ in Impl() }.implements((any Service).self)
+            c.register(Impl.self, tag: "alias", lifetime: .singleton) { _ in Impl() }
+                .implements((any Service).self, tag: "alias")
+            let tagged = LazyInjected<any Service>(tag: "alias", from: c)
+            let untagged = LazyInjected<any Service>(from: c)
+            #expect(tagged.wrappedValue === (try c.resolve(Impl.self, tag: "alias")))
+            #expect(untagged.wrappedValue === (try c.resolve(Impl.self)))
+            #expect(tagged.wrappedValue !== untagged.wrappedValue)
+        }
+
+        #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
+        /// A `@WeakInjected` stored property that cannot resolve stops the program, naming the
+        /// property, its enclosing type, the tagged key it wanted and the bound container.
+        @Test func aFailingWeakPropertyStopsWithItsNameAndWhatItWanted() async throws {
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let bound = Container(name: "bound")
+                let holder = MissingWeakPlugin()
+                _ = Container.$current.withValue(bound) { holder.plugin }
+            }
+            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(
+                output.contains(
+                    "@WeakInjected property 'plugin' declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
+            #expect(output.contains("(in MissingWeakPlugin) could not resolve"))
+            #expect(output.contains(#"[tag: "audit"] from container 'bound'."#))
+            #expect(output.contains("searched: bound"))
+        }
+
+        /// An `@Injected` whose factory throws stops the program with the full error: the
+        /// property, the key, the container, and the factory's error.
+        @Test func anInjectedWhoseFactoryThrowsStopsWithTheFactorysError() async throws {
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let bound = Container(name: "factories")
+                bound.register(ProbeTypes.Dep.self) { _ in throw Boom("the disk is full") }
+                _ = Container.$current.withValue(bound) { FailingFactoryHolder() }
+            }
+            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(output.contains("@Injected property 'dep' declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
+            #expect(output.contains("(in FailingFactoryHolder) could not resolve Dep from container 'factories'."))
+            #expect(output.contains("the disk is full"))
+        }
+
+        /// A factory that reads the lazy property it is building for, on the same thread, stops
+        /// the program with a message naming the property and the type, instead of deadlocking.
+        @Test func aFactoryReadingItsOwnLazyPropertyStopsInsteadOfDeadlocking() async throws {
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let wrapper = LazyInjected<ProbeTypes.Dep>()
+                let container = Container(name: "reentrant")
+                container.register(ProbeTypes.Dep.self) { _ in wrapper.wrappedValue }
+                wrapper.projectedValue.container = container
+                _ = wrapper.wrappedValue
+            }
+            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(output.contains("@LazyInjected property declared at ScopeGraphTests/PropertyWrapperTests.swift:"))
+            #expect(output.contains("was read while its own resolve of Dep was still running on this thread"))
+        }
+
+        /// A detached task does not see the binding: a lazy property first read there resolves
+        /// from `Container.shared`, and its failure message says so.
+        @Test func aFirstReadInADetachedTaskResolvesFromShared() async throws {
+            let result = try await #require(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let bound = Container(name: "bound")
+                bound.register(ProbeTypes.Mid.self) { _ in ProbeTypes.Mid() }
+                let wrapper = LazyInjected<ProbeTypes.Mid>()
+                await Container.$current.withValue(bound) {
+                    _ = await Task.detached { wrapper.wrappedValue }.value
+                }
+            }
+            let output = String(decoding: result.standardErrorContent, as: UTF8.self)
+            #expect(output.contains("could not resolve Mid from container 'shared'."))
+        }
+        #endif
+    }
+}
