@@ -337,3 +337,178 @@ extension DependencyGraphTests {
         }
     }
 }
+
+// MARK: Contract probes: stable nodes, owners, sandboxed edges
+
+extension DependencyGraphTests {
+    /// `dependencyGraph()` against the contract's sentences: every registration of the subtree,
+    /// in a stable order, named by its owning container; edges observed by a sandboxed dry run.
+    @Suite struct ContractProbes: ProbeFixtures {
+        /// root (Dep singleton, Impl forwarded to Service and to Service "alias", Value(Int) tagged),
+        /// feature (Box perContainer, onResolved -> Dep), screen (Top graph -> Service, Box),
+        /// with `feature` and `partner` collaborating both ways.
+        final class Tree: Sendable {
+            let root = Container(name: "root")
+            let feature: Container
+            let screen: Container
+            let partner = Container(name: "partner")
+            let builds = Counter()
+
+            init() {
+                let builds = builds
+                root.register(Dep.self, lifetime: .singleton) { _ in
+                    builds.increment()
+                    return Dep()
+                }
+                root.register(Impl.self) { _ in Impl() }
+                    .implements((any Service).self)
+                    .implements((any Service).self, tag: "alias")
+                root.register(Value.self, tag: "sized") { (_, id: Int) in Value(id: id) }
+                feature = root.makeChild(name: "feature")
+                feature.register(Box.self, lifetime: .perContainer) { _ in
+                    builds.increment()
+                    return Box()
+                }
+                .onResolved { r, box in box.dep = try r.resolve() }
+                screen = feature.makeChild(name: "screen")
+                screen.register(Top.self) { r in
+                    _ = try r.resolve((any Service).self)
+                    _ = try r.resolve(Box.self)
+                    return Top()
+                }
+                feature.collaborate(with: partner)
+                partner.collaborate(with: feature)
+                partner.register(Leaf.self) { _ in Leaf() }
+            }
+        }
+
+        /// Two calls give equal node and edge arrays, and nodes are one per registration (a
+        /// forwarded registration is one node, under its own key), named by the owner.
+        @Test func twoCallsGiveEqualArraysWithOneNodePerRegistrationNamedByItsOwner() {
+            let tree = Tree()
+            let first = tree.root.dependencyGraph()
+            let second = tree.root.dependencyGraph()
+            #expect(first.nodes == second.nodes)
+            #expect(first.edges == second.edges)
+            #expect(
+                first.nodes.map { "\($0.key) \($0.lifetime) \($0.container)" } == [
+                    "Dep singleton root",
+                    "Impl graph root",
+                    #"Value[tag: "sized"](Int) graph root"#,
+                    "Box perContainer feature",
+                    "Top graph screen",
+                ])
+        }
+
+        /// The dry run caches nothing: the singleton and the perContainer instance are built
+        /// afresh by the first real resolve after the graph, and the edges of a tree whose
+        /// instances are already cached are the same as those of a fresh tree.
+        @Test func theDryRunLeavesNoInstanceBehindAndSeesPastTheCaches() throws {
+            let fresh = Tree()
+            let freshEdges = fresh.root.dependencyGraph().edges
+            #expect(
+                freshEdges.map(\.description) == [
+                    "Box -> Dep",
+                    "Top -> Impl",
+                    "Top -> Box",
+                ])
+            let before = fresh.builds.value
+            _ = try fresh.screen.resolve(Top.self)
+            #expect(fresh.builds.value == before + 2, "Dep and Box were built for real, not taken from the dry run")
+
+            let warm = Tree()
+            _ = try warm.screen.resolve(Top.self)
+            _ = try warm.feature.resolve(Box.self)
+            #expect(warm.root.dependencyGraph().edges == freshEdges)
+        }
+
+        /// An edge is recorded for every request a factory makes, also when the instance came
+        /// from the object graph of the same resolve (a `graph` key already built for a sibling).
+        @Test func aDependencyServedFromTheSameObjectGraphIsStillAnEdge() {
+            let c = Container(name: "c")
+            c.register(Leaf.self) { _ in Leaf() }
+            c.register(Mid.self) { r in
+                _ = try r.resolve(Leaf.self)
+                return Mid()
+            }
+            c.register(Top.self) { r in
+                _ = try r.resolve(Mid.self)
+                _ = try r.resolve(Leaf.self)  // built by Mid in this resolve
+                return Top()
+            }
+            #expect(Set(c.dependencyGraph().edges.map(\.description)) == ["Mid -> Leaf", "Top -> Mid", "Top -> Leaf"])
+        }
+
+        /// The property-injection cycle: a block's request for an instance already built by the
+        /// resolve is an edge as much as a factory's request.
+        @Test func bothEdgesOfACycleBrokenByOnResolvedAreObserved() {
+            let c = Container(name: "c")
+            c.register(Holder.self) { _ in Holder() }.onResolved { r, h in h.top = try r.resolve() }
+            c.register(Top.self) { r in
+                _ = try r.resolve(Holder.self)
+                return Top()
+            }
+            let graph = c.dependencyGraph()
+            #expect(Set(graph.edges.map(\.description)) == ["Holder -> Top", "Top -> Holder"])
+            #expect(graph.cycleEdges.isEmpty, "a broken cycle is not a constructor cycle")
+        }
+
+        /// A dropped child's registrations leave the graph.
+        @Test func aDroppedChildsRegistrationsLeaveTheNodes() {
+            let root = Container(name: "root")
+            root.register(Dep.self) { _ in Dep() }
+            do {
+                let child = root.makeChild(name: "child")
+                child.register(Top.self) { _ in Top() }
+                #expect(root.dependencyGraph().nodes.map(\.container) == ["root", "child"])
+                withExtendedLifetime(child) {}
+            }
+            #expect(root.dependencyGraph().nodes.map(\.container) == ["root"])
+        }
+
+        /// `dot()` draws every container of the subtree as a cluster (a grandchild nested in its
+        /// parent), and `mermaid()` is a flowchart with a subgraph per container.
+        @Test func everyContainerIsAClusterInDotAndASubgraphInMermaid() {
+            let tree = Tree()
+            let graph = tree.root.dependencyGraph()
+            let dot = graph.dot()
+            #expect(dot.hasPrefix("digraph"))
+            for name in ["root", "feature", "screen"] {
+                #expect(dot.contains(#"label="\#(name)"#), "\(name) is a cluster")
+            }
+            #expect(dot.components(separatedBy: "subgraph cluster_").count - 1 == 3)
+            let mermaid = graph.mermaid()
+            #expect(mermaid.hasPrefix("flowchart"))
+            #expect(mermaid.components(separatedBy: "subgraph ").count - 1 == 3)
+            #expect(
+                mermaid.components(separatedBy: "\n").filter { $0.trimmingCharacters(in: .whitespaces) == "end" }.count
+                    == 3)
+        }
+
+        /// Edges are what a factory asked for, however it asked: through an `Optional`, through
+        /// `resolveAll` (one edge per registration it returned), or through `container.resolve`
+        /// on the same thread; an edge joins the nodes of the owning containers.
+        @Test func edgesFollowOptionalResolveAllAndDirectContainerResolves() {
+            let root = Container(name: "root")
+            root.register(Dep.self) { _ in Dep() }
+            root.register(NamedPlugin.self, tag: "a") { _ in NamedPlugin("a") }.implements((any Plugin).self, tag: "a")
+            root.register(NamedPlugin.self, tag: "b") { _ in NamedPlugin("b") }.implements((any Plugin).self, tag: "b")
+            let child = root.makeChild(name: "child")
+            child.register(Leaf.self, lifetime: .singleton) { _ in Leaf() }
+            child.register(Top.self) { r in
+                let _: Dep? = try r.resolve()
+                _ = try r.resolveAll((any Plugin).self)
+                _ = try child.resolve(Leaf.self)
+                return Top()
+            }
+            let edges = child.dependencyGraph().edges
+            #expect(
+                edges.map { "\($0) (\($0.from.container) -> \($0.to.container))" } == [
+                    "Top -> Dep (child -> root)",
+                    #"Top -> NamedPlugin[tag: "a"] (child -> root)"#,
+                    #"Top -> NamedPlugin[tag: "b"] (child -> root)"#,
+                    "Top -> Leaf (child -> child)",
+                ])
+        }
+    }
+}

@@ -122,3 +122,72 @@ import Testing
         #expect(lifetime.description == expected)
     }
 }
+
+// MARK: Contract probes: names, links and registrations of a whole subtree
+
+extension DescriptionTests {
+    /// `description` against the contract: "prints its subtree: names, collaboration links,
+    /// and registrations (type, tag, lifetime, arguments)".
+    @Suite struct ContractProbes: ProbeFixtures {
+        /// A tagged, an argument-taking (tagged too) and a forwarded registration (a forward with
+        /// a tag), two containers linked both ways (a cycle the printing must not follow), and a
+        /// grandchild: every one of them appears, each container once.
+        @Test func aSubtreeWithACollaborationCyclePrintsEveryNameLinkAndRegistration() {
+            let root = Container(name: "root")
+            root.register(Dep.self, tag: "primary", lifetime: .singleton) { _ in Dep() }
+            root.register(Value.self, tag: "sized", lifetime: .unique) { (_, id: Int, _: String) in Value(id: id) }
+            root.register(Impl.self, lifetime: .weakSingleton) { _ in Impl() }
+                .implements((any Service).self, tag: "main")
+            let left = root.makeChild(name: "left")
+            let right = root.makeChild(name: "right")
+            let leaf = right.makeChild(name: "leaf")
+            left.collaborate(with: right)
+            right.collaborate(with: left)
+            right.collaborate(with: left)  // a duplicate link is ignored
+            leaf.register(Top.self, lifetime: .perContainer) { _ in Top() }
+            let service = String(describing: (any Service).self)
+            #expect(
+                root.description.split(separator: "\n").map(String.init) == [
+                    "Container 'root'",
+                    #"  Dep[tag: "primary"] — singleton"#,
+                    #"  Value[tag: "sized"](Int, String) — unique"#,
+                    #"  Impl — weakSingleton (implements \#(service)[tag: "main"])"#,
+                    "  Container 'left' (collaborates with: right)",
+                    "  Container 'right' (collaborates with: left)",
+                    "    Container 'leaf'",
+                    "      Top — perContainer",
+                ])
+            withExtendedLifetime((left, right, leaf)) {}
+        }
+
+        /// A dropped grandchild leaves its parent's description, and a dropped collaborator
+        /// leaves the links of the container that linked it.
+        @Test func droppedGrandchildrenAndCollaboratorsLeaveTheDescription() {
+            let root = Container(name: "root")
+            let child = root.makeChild(name: "child")
+            do {
+                let grandchild = child.makeChild(name: "grandchild")
+                let partner = Container(name: "partner")
+                child.collaborate(with: partner)
+                #expect(root.description.contains("Container 'grandchild'"))
+                #expect(root.description.contains("(collaborates with: partner)"))
+                withExtendedLifetime((grandchild, partner)) {}
+            }
+            #expect(root.description == "Container 'root'\n  Container 'child'")
+        }
+
+        /// A forward added after the registration, and an `onResolved` block, change the
+        /// printed line only by the forwarded types.
+        @Test func aForwardAddedLaterIsPrintedWithItsRegistration() {
+            let c = Container(name: "c")
+            let registration = c.register(NamedPlugin.self) { _ in NamedPlugin("p") }
+            registration.onResolved { _, _ in }
+            #expect(c.description == "Container 'c'\n  NamedPlugin — graph")
+            registration.implements((any Plugin).self).implements((any Plugin).self, tag: 2)
+            let plugin = String(describing: (any Plugin).self)
+            #expect(
+                c.description
+                    == "Container 'c'\n  NamedPlugin — graph (implements \(plugin), \(plugin)[tag: \"2\"])")
+        }
+    }
+}

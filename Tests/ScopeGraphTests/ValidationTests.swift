@@ -442,3 +442,180 @@ extension ValidationTests {
         }
     }
 }
+
+// MARK: Contract probes: every problem, no registration changes, severities
+
+extension ValidationTests {
+    /// `validate()` against the contract's sentences, on the shared probe fixtures.
+    @Suite struct ContractProbes: ProbeFixtures {
+        /// "Reports every problem, not just the first", within one registration too: a
+        /// registration forwarded to two types it does not conform to gets both reported.
+        @Test func everyNonConformingForwardOfOneRegistrationIsReported() {
+            let c = Container(name: "c")
+            c.register(NotService.self) { _ in NotService() }
+                .implements((any Service).self)
+                .implements((any Plugin).self)
+            let messages = c.validate().issues.filter { $0.severity == .error }.map(\.message)
+            #expect(messages.contains { $0.contains("Service") }, "\(messages)")
+            #expect(messages.contains { $0.contains("Plugin") }, "\(messages)")
+        }
+
+        /// A singleton that holds two weak singletons: both are named by the warnings.
+        @Test func aSingletonHoldingTwoWeakSingletonsIsWarnedAboutBoth() {
+            let c = Container(name: "c")
+            c.register(Dep.self, lifetime: .weakSingleton) { _ in Dep() }
+            c.register(Leaf.self, lifetime: .weakSingleton) { _ in Leaf() }
+            c.register(Top.self, lifetime: .singleton) { r in
+                _ = try r.resolve(Dep.self)
+                _ = try r.resolve(Leaf.self)
+                return Top()
+            }
+            let report = c.validate()
+            #expect(report.isValid)
+            let warnings = report.issues.filter { $0.severity == .warning && $0.key.typeName == "Top" }
+            #expect(warnings.contains { $0.message.contains("weakSingleton Dep") }, "\(warnings)")
+            #expect(warnings.contains { $0.message.contains("weakSingleton Leaf") }, "\(warnings)")
+        }
+
+        /// Warnings alone leave the report valid; one error makes it invalid. A skipped
+        /// registration's issue carries its full key (tag and argument types) and the name of
+        /// its owner, a grandchild here.
+        @Test func onlyAnErrorMakesAReportInvalidAndIssuesNameTheirOwnerAndFullKey() throws {
+            let root = Container(name: "root")
+            let grandchild = root.makeChild(name: "child").makeChild(name: "grandchild")
+            grandchild.register(Value.self, tag: "sized") { (_, id: Int, label: String) in Value(id: id) }
+            grandchild.register(Value.self, tag: "weak", lifetime: .weakSingleton) { _ in Value(id: 0) }
+            let warningsOnly = root.validate()
+            #expect(warningsOnly.isValid)
+            #expect(warningsOnly.issues.count == 2)
+            #expect(warningsOnly.issues.allSatisfy { $0.severity == .warning && $0.container == "grandchild" })
+            let skipped = try #require(warningsOnly.issues.first)
+            #expect(skipped.key == ServiceKey(typeName: "Value", tag: "sized", argumentTypeNames: ["Int", "String"]))
+            #expect(skipped.message.contains("skipped"))
+            #expect(warningsOnly.issues.last?.key == ServiceKey(typeName: "Value", tag: "weak"))
+
+            grandchild.register(Top.self) { r in
+                _ = try r.resolve(Mid.self)
+                return Top()
+            }
+            let withError = root.validate()
+            #expect(!withError.isValid)
+            #expect(withError.issues.filter { $0.severity == .error }.map(\.key) == [ServiceKey(typeName: "Top")])
+        }
+
+        /// An `eagerSingleton` that holds a `weakSingleton` is warned (one warning, on the
+        /// eager singleton), as a `singleton` is.
+        @Test func anEagerSingletonHoldingAWeakSingletonIsWarned() {
+            let c = Container(name: "c")
+            c.register(Dep.self, lifetime: .weakSingleton) { _ in Dep() }
+            c.register(Top.self, lifetime: .eagerSingleton) { r in
+                _ = try r.resolve(Dep.self)
+                return Top()
+            }
+            let warnings = c.validate().issues
+            #expect(warnings.map(\.key.typeName) == ["Top"])
+            #expect(warnings.first?.severity == .warning)
+            #expect(warnings.first?.message.contains("weakSingleton Dep") == true)
+        }
+
+        /// No registration changes: the description, the lookups and a handle's `remove` work as
+        /// before, and `bootstrap()` after `validate()` still builds the eager singleton (once).
+        @Test func validateChangesNoRegistrationAndLeavesBootstrapToBuild() throws {
+            let c = Container(name: "c")
+            let builds = Counter()
+            let eager = c.register(Top.self, lifetime: .eagerSingleton) { _ in
+                builds.increment()
+                return Top()
+            }
+            c.register(Impl.self) { _ in Impl() }.implements((any Service).self)
+            c.register(Value.self) { (_, id: Int) in Value(id: id) }
+            let description = c.description
+            _ = c.validate()
+            _ = c.dependencyGraph()
+            #expect(c.description == description)
+            let afterDryRuns = builds.value
+            #expect(afterDryRuns >= 1, "validation ran the factory in its sandbox")
+            try c.bootstrap()
+            #expect(builds.value == afterDryRuns + 1, "bootstrap built the eager singleton for real")
+            try c.bootstrap()
+            #expect(builds.value == afterDryRuns + 1)
+            #expect(try c.resolve((any Service).self) is Impl)
+            #expect(try c.resolve(Value.self, tag: nil, arguments: 3).id == 3)
+            c.remove(eager)
+            #expect(try c.resolveIfRegistered(Top.self) == nil)
+        }
+
+        /// A tree whose singletons (also eager, also in a child) depend on `graph` and `unique`
+        /// instances, including through a perContainer one and a forwarded type, validates clean.
+        @Test func singletonsOverGraphUniqueAndPerContainerValidateClean() {
+            let root = Container(name: "root")
+            root.register(Leaf.self, lifetime: .unique) { _ in Leaf() }
+            root.register(Impl.self) { r in
+                _ = try r.resolve(Leaf.self)
+                return Impl()
+            }
+            .implements((any Service).self)
+            root.register(Mid.self, lifetime: .perContainer) { r in
+                _ = try r.resolve((any Service).self)
+                return Mid()
+            }
+            let child = root.makeChild(name: "child")
+            child.register(Top.self, lifetime: .eagerSingleton) { r in
+                _ = try r.resolve(Mid.self)
+                _ = try r.resolve(Leaf.self)
+                return Top()
+            }
+            child.register(Dep.self, lifetime: .singleton) { r in
+                _ = try r.resolve((any Service).self)
+                return Dep()
+            }
+            let report = root.validate()
+            #expect(report.isValid)
+            #expect(report.issues.isEmpty, "\(report)")
+        }
+
+        /// An optional dependency (`resolveIfRegistered`, `try?`) that is absent is no problem:
+        /// the real resolve succeeds, so the report stays clean. A throwing `onResolved` block is
+        /// a factory error of its registration.
+        @Test func anAbsentOptionalDependencyIsCleanAndAThrowingBlockIsAnError() throws {
+            let c = Container(name: "c")
+            c.register(Top.self) { r in
+                _ = try r.resolveIfRegistered(Mid.self)
+                _ = try? r.resolve(Leaf.self)
+                return Top()
+            }
+            _ = try c.resolve(Top.self)
+            #expect(c.validate().issues.isEmpty)
+
+            c.register(Box.self) { _ in Box() }.onResolved { _, _ in throw Boom("block") }
+            let report = c.validate()
+            #expect(!report.isValid)
+            #expect(report.issues.map(\.key.typeName) == ["Box"])
+            #expect(report.issues.first?.severity == .error)
+        }
+
+        /// Nothing the dry run builds is stored in any container's cache, also a container outside
+        /// the validated tree that a factory or a block resolves from directly (on the same
+        /// thread, so joining the dry run).
+        @Test func aSingletonOfAnotherContainerResolvedInAFactoryIsNotCachedByTheDryRun() throws {
+            let other = Container(name: "other")
+            let builds = Counter()
+            other.register(Dep.self, lifetime: .singleton) { _ in
+                builds.increment()
+                return Dep()
+            }
+            let c = Container(name: "c")
+            c.register(Top.self) { _ in
+                _ = try other.resolve(Dep.self)
+                return Top()
+            }
+            c.register(Box.self) { _ in Box() }.onResolved { _, box in box.dep = try other.resolve(Dep.self) }
+            #expect(c.validate().isValid)
+            _ = c.dependencyGraph()
+            let afterDryRuns = builds.value
+            #expect(afterDryRuns >= 1)
+            _ = try other.resolve(Dep.self)
+            #expect(builds.value == afterDryRuns + 1, "the real resolve built the singleton: nothing was cached")
+        }
+    }
+}
