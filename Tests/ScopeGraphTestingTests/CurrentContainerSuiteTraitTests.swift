@@ -36,3 +36,30 @@ struct CurrentContainerSuiteTraitTests {
         #expect(seen === Container.shared)
     }
 }
+
+/// A nested suite inherits its parent suite's `.container(_:)` binding; a nested suite with a
+/// trait of its own binds its container for its tests, and a grandchild suite inherits that.
+@Suite(.container(SuiteFixture.container))
+struct NestedCurrentContainerSuiteTraitTests {
+    @Suite struct Inheriting {
+        @Test func aNestedSuiteWithoutATraitSeesItsParentsContainer() throws {
+            #expect(Container.current === SuiteFixture.container)
+            #expect(try Container.current.resolve(String.self) == "suite container")
+        }
+    }
+
+    @Suite(.container(SuiteFixture.other))
+    struct Rebinding {
+        @Test func aNestedSuitesOwnTraitWins() {
+            #expect(Container.current === SuiteFixture.other)
+        }
+
+        @Suite struct Grandchild {
+            @Test func aGrandchildSuiteSeesTheNearestBinding() async {
+                #expect(Container.current === SuiteFixture.other)
+                let inChild = await Task { Container.current }.value
+                #expect(inChild === SuiteFixture.other)
+            }
+        }
+    }
+}

@@ -378,3 +378,151 @@ extension SnapshotRestoreTests {
         #expect(try container.resolve(RealAPI.self) === again)
     }
 }
+
+// MARK: Contract probes: exactly the snapshot's links, and lookups that must be forgotten
+
+extension SnapshotRestoreTests {
+    @Suite struct ContractProbes {
+        /// Restore brings back the snapshot's links in their order, whatever order they were
+        /// linked again in since: the lookup visits the first linked collaborator first.
+        @Test func restoreBringsBackTheLinksInTheSnapshotsOrder() throws {
+            let app = Container(name: "app")
+            let first = Container(name: "first")
+            let second = Container(name: "second")
+            first.register(String.self) { _ in "first" }
+            second.register(String.self) { _ in "second" }
+            let unlinked = app.snapshot()
+            app.collaborate(with: first, second)
+            let linked = app.snapshot()
+            app.restore(unlinked)
+            app.collaborate(with: second, first)
+            #expect(try app.resolve(String.self) == "second")
+
+            app.restore(linked)
+
+            #expect(app.collaborators.map(\.name) == ["first", "second"])
+            #expect(try app.resolve(String.self) == "first")
+        }
+
+        /// A link added since the snapshot goes, also for a child whose lookups (memoized, since
+        /// it has registrations of its own) answered through it; a collaboration cycle in the
+        /// snapshot comes back as it was.
+        @Test func restoreMakesChildrenForgetLookupsThatAnsweredThroughARemovedLink() throws {
+            let root = Container(name: "root")
+            let partner = Container(name: "partner")
+            partner.collaborate(with: root)
+            let child = root.makeChild(name: "child")
+            child.register(Int.self) { _ in 1 }
+            partner.register(String.self) { _ in "partner" }
+            let snapshot = root.snapshot()
+            root.collaborate(with: partner)
+            #expect(try child.resolve(String.self) == "partner")
+            #expect(try child.resolve(String.self) == "partner")
+
+            root.restore(snapshot)
+
+            #expect(root.collaborators.isEmpty)
+            #expect(try child.resolveIfRegistered(String.self) == nil)
+            #expect(partner.collaborators.map(\.name) == ["root"], "the partner's own link is not root's to undo")
+        }
+
+        /// A grandchild whose lookup fell through to the root, after the child's shadowing
+        /// registration was removed, sees the child's registration again after the child's restore.
+        @Test func restoreBringsBackAShadowingRegistrationForDescendants() throws {
+            let root = Container(name: "root")
+            root.register(String.self) { _ in "root" }
+            let child = root.makeChild(name: "child")
+            let shadow = child.register(String.self) { _ in "child" }
+            let grandchild = child.makeChild(name: "grandchild")
+            grandchild.register(Int.self) { _ in 1 }
+            let snapshot = child.snapshot()
+            #expect(try grandchild.resolve(String.self) == "child")
+            child.remove(shadow)
+            #expect(try grandchild.resolve(String.self) == "root")
+
+            child.restore(snapshot)
+
+            #expect(try grandchild.resolve(String.self) == "child")
+        }
+
+        /// A `perContainer` registration replaced in the root after its snapshot, whose
+        /// replacement a child cached: once the root is restored, the child builds the restored
+        /// registration's instance, not the replacement's.
+        @Test func aChildForgetsThePerContainerInstanceOfAReplacementTheRootRestoredAway() throws {
+            let root = Container(name: "root")
+            root.register(Widget.self, lifetime: .perContainer) { _ in Widget("original") }
+            let child = root.makeChild(name: "child")
+            let snapshot = root.snapshot()
+            root.register(Widget.self, lifetime: .perContainer) { _ in Widget("replacement") }
+            #expect(try child.resolve(Widget.self).label == "replacement")
+
+            root.restore(snapshot)
+
+            #expect(try child.resolve(Widget.self).label == "original")
+        }
+
+        /// Restoring a child empties the child's caches only: the parent's singleton and the
+        /// parent's own `perContainer` instance stay, the child's own singleton and its
+        /// `perContainer` instance of the parent's registration are built again.
+        @Test func restoringAChildLeavesTheParentsCachesAlone() throws {
+            let root = Container(name: "root")
+            root.register(Widget.self, tag: "single", lifetime: .singleton) { _ in Widget("root singleton") }
+            root.register(Widget.self, tag: "each", lifetime: .perContainer) { _ in Widget("per container") }
+            let child = root.makeChild(name: "child")
+            child.register(Widget.self, lifetime: .singleton) { _ in Widget("child singleton") }
+            let rootSingleton = try child.resolve(Widget.self, tag: "single")
+            let rootEach = try root.resolve(Widget.self, tag: "each")
+            let childEach = try child.resolve(Widget.self, tag: "each")
+            let childSingleton = try child.resolve(Widget.self)
+
+            child.restore(child.snapshot())
+
+            #expect(try child.resolve(Widget.self, tag: "single") === rootSingleton)
+            #expect(try root.resolve(Widget.self, tag: "single") === rootSingleton)
+            #expect(try root.resolve(Widget.self, tag: "each") === rootEach)
+            #expect(try child.resolve(Widget.self, tag: "each") !== childEach)
+            #expect(try child.resolve(Widget.self) !== childSingleton)
+        }
+
+        /// A `perContainer` instance cached in the container for a collaborator's registration
+        /// is emptied by restore; the collaborator's own instance stays.
+        @Test func restoreEmptiesPerContainerInstancesOfACollaboratorsRegistration() throws {
+            let partner = Container(name: "partner")
+            partner.register(Widget.self, lifetime: .perContainer) { _ in Widget() }
+            let app = Container(name: "app")
+            app.collaborate(with: partner)
+            let inApp = try app.resolve(Widget.self)
+            let inPartner = try partner.resolve(Widget.self)
+            #expect(try app.resolve(Widget.self) === inApp)
+
+            app.restore(app.snapshot())
+
+            #expect(try app.resolve(Widget.self) !== inApp)
+            #expect(try partner.resolve(Widget.self) === inPartner)
+        }
+
+        /// After `removeAll()` a restore brings every registration, forward and link back.
+        @Test func restoreAfterRemoveAllBringsEverythingBack() throws {
+            let app = Container(name: "app")
+            let partner = Container(name: "partner")
+            partner.register(Int.self) { _ in 7 }
+            app.collaborate(with: partner)
+            app.register(RealAPI.self, lifetime: .singleton) { _ in RealAPI() }.implements((any API).self)
+            app.register(Widget.self, tag: "t") { (_, label: String) in Widget(label) }
+            let description = app.description
+            let snapshot = app.snapshot()
+            let before = try app.resolve((any API).self)
+
+            app.removeAll()
+            #expect(try app.resolveIfRegistered((any API).self) == nil)
+            app.restore(snapshot)
+
+            #expect(app.description == description)
+            let after = try app.resolve((any API).self)
+            #expect(after !== before)
+            #expect(try app.resolve(RealAPI.self) === after)
+            #expect(try app.resolve(Widget.self, tag: "t", arguments: "x").label == "x")
+            #expect(try app.resolve(Int.self) == 7)
+        }
+    }
+}

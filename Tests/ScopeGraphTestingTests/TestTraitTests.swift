@@ -38,6 +38,12 @@ private enum Fixture {
         #expect(Container.current === Fixture.container)
     }
 
+    /// The `.container(_:)` trait binds `Container.current` for every case of a parameterized test.
+    @Test(.container(Fixture.container), arguments: [1, 2, 3])
+    func theContainerTraitBindsCurrentForEachCase(_ index: Int) {
+        #expect(Container.current === Fixture.container, "case \(index)")
+    }
+
     @Test func withoutTheContainerTraitCurrentIsShared() {
         #expect(Container.current === Container.shared)
     }
