@@ -73,7 +73,7 @@ extension Container: RegistrationStore {
         }
         // The old snapshot, and a registration this key displaced, are released when the
         // statement ends, after the lock.
-        let (replaced, next, _, _) = withState { state -> (AnyEntry?, [Container], MemoSnapshot?, AnyEntry?) in
+        let (replaced, next, _, displaced) = withState { state -> (AnyEntry?, [Container], MemoSnapshot?, AnyEntry?) in
             let registered = Registered(entry: entry, sequence: state.nextSequence)
             state.nextSequence += 1
             let old = state.registrations.updateValue(registered, forKey: key)?.entry
@@ -93,6 +93,8 @@ extension Container: RegistrationStore {
         } else if !next.isEmpty {
             invalidateLookups(of: next, after: self, dropping: [])
         }
+        // A registration that forwarded this key no longer answers for it: it stops listing it.
+        if let displaced, displaced !== entry { displaced.removeForward(key) }
     }
 
     /// Removes a registration (its own key and the types it forwards) and releases the

@@ -160,6 +160,22 @@ extension DescriptionTests {
             withExtendedLifetime((left, right, leaf)) {}
         }
 
+        /// A registration whose forwarded key another registration took over no longer lists
+        /// it, and does not answer for it.
+        @Test func aForwardTakenOverByAnotherRegistrationLeavesTheFirstOnesDescription() throws {
+            let container = Container(name: "c")
+            container.register(NotService.self) { _ in NotService() }.implements((any Service).self)
+            container.register((any Service).self) { _ in Impl() }
+            let service = String(describing: (any Service).self)
+            #expect(
+                container.description.split(separator: "\n").map(String.init) == [
+                    "Container 'c'",
+                    "  NotService — graph",
+                    "  \(service) — graph",
+                ])
+            #expect(try container.resolve((any Service).self) is Impl)
+        }
+
         /// A dropped grandchild leaves its parent's description, and a dropped collaborator
         /// leaves the links of the container that linked it.
         @Test func droppedGrandchildrenAndCollaboratorsLeaveTheDescription() {

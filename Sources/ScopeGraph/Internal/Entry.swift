@@ -72,6 +72,11 @@ package class AnyEntry: @unchecked Sendable {
         extras.withLock { extras in if !extras.forwardKeys.contains(key) { extras.forwardKeys.append(key) } }
     }
 
+    /// Forgets a forwarded key that another registration has taken over.
+    func removeForward(_ key: Key) {
+        existingExtras?.withLock { extras in extras.forwardKeys.removeAll { $0 == key } }
+    }
+
     /// The forwarded keys and `onResolved` blocks as they are now, for a snapshot.
     var capturedExtras: CapturedExtras {
         guard let existing = existingExtras else { return CapturedExtras(forwardKeys: [], blocks: []) }
