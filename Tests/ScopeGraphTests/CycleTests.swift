@@ -537,6 +537,19 @@ extension CycleTests {
             #expect(log.events == ["Mid", "Top", "Dep", "Leaf"])
         }
 
+        /// Registers `Impl` in `container`, counting its builds and keeping each instance built.
+        @discardableResult
+        static func registerCountedImpl(
+            in container: Container, lifetime: Lifetime, builds: Counter, stash: Guarded<[Impl]>
+        ) -> Registration<Impl> {
+            container.register(Impl.self, lifetime: lifetime) { _ in
+                builds.increment()
+                let instance = Impl()
+                stash.withLock { $0.append(instance) }
+                return instance
+            }
+        }
+
         /// A throwing block caches nothing, even a weakSingleton held elsewhere or a perContainer instance.
         @Test(arguments: [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton, .graph])
         func aThrowingBlockLeavesNothingCachedUnderAnyLifetime(lifetime: Lifetime) throws {
@@ -545,12 +558,7 @@ extension CycleTests {
             let builds = Counter()
             let stash = Guarded<[Impl]>([])
             let fail = Guarded(true)
-            root.register(Impl.self, lifetime: lifetime) { _ in
-                builds.increment()
-                let i = Impl()
-                stash.withLock { $0.append(i) }
-                return i
-            }.onResolved { _, _ in
+            Self.registerCountedImpl(in: root, lifetime: lifetime, builds: builds, stash: stash).onResolved { _, _ in
                 if fail.current { throw Boom() }
             }
             #expect(throws: ResolutionError.self) { _ = try child.resolve(Impl.self) }
@@ -568,12 +576,7 @@ extension CycleTests {
             let builds = Counter()
             let stash = Guarded<[Impl]>([])
             let fail = Guarded(true)
-            root.register(Impl.self, lifetime: lifetime) { _ in
-                builds.increment()
-                let i = Impl()
-                stash.withLock { $0.append(i) }
-                return i
-            }
+            Self.registerCountedImpl(in: root, lifetime: lifetime, builds: builds, stash: stash)
             root.register(Top.self) { r in
                 _ = try r.resolve(Impl.self)
                 return Top()

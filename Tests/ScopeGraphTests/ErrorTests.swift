@@ -383,12 +383,7 @@ extension ErrorTests {
 
         /// A deep missing key lists the containers of its lookup in walk order, from either end of a link cycle.
         @Test func aDeepMissingKeyListsTheContainersOfTheLastLookupInWalkOrder() throws {
-            let root = Container(name: "root")
-            let feature = root.makeChild(name: "feature")
-            let vendor = Container(name: "vendor")
-            let partner = vendor.makeChild(name: "partner")
-            feature.collaborate(with: partner)
-            partner.collaborate(with: feature)
+            let (root, feature, vendor, partner) = Self.twoTreesLinkedBothWays()
             root.register(Top.self) { r in
                 _ = try r.resolve(Mid.self)
                 return Top()

@@ -390,12 +390,7 @@ extension ResolveVariantsTests {
 
         /// resolveAll from either end of a link cycle: walk order, parents brought along, a forwarded tagged key hidden by a nearer one.
         @Test func resolveAllFollowsALinkCycleWithParentsAndForwardedTaggedKeys() throws {
-            let root = Container(name: "root")
-            let feature = root.makeChild(name: "feature")
-            let vendor = Container(name: "vendor")
-            let partner = vendor.makeChild(name: "partner")
-            feature.collaborate(with: partner)
-            partner.collaborate(with: feature)
+            let (root, feature, vendor, partner) = Self.twoTreesLinkedBothWays()
             root.register((any Plugin).self, tag: "x") { _ in NamedPlugin("root-x") }
             root.register((any Plugin).self, tag: "r") { _ in NamedPlugin("root-r") }
             vendor.register(NamedPlugin.self) { _ in NamedPlugin("vendor-impl") }.implements(

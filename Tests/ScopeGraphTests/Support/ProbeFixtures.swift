@@ -1,3 +1,5 @@
+import ScopeGraph
+
 /// The services of the suites that probe features in combination (`LifetimeTests.Combined`,
 /// `ForwardingTests.WithLifetimes`, …), declared once. A suite gets them under their short names
 /// by conforming to `ProbeFixtures`.
@@ -57,4 +59,20 @@ extension ProbeFixtures {
     typealias Cyc = ProbeTypes.Cyc
     typealias Value = ProbeTypes.Value
     typealias Pair = ProbeTypes.Pair
+}
+
+extension ProbeFixtures {
+    /// Two trees whose children link to each other both ways: `feature` (child of `root`) and
+    /// `partner` (child of `vendor`). A walk from `feature` goes feature, partner, vendor, root;
+    /// one from `partner` goes partner, feature, root, vendor.
+    static func twoTreesLinkedBothWays() -> (root: Container, feature: Container, vendor: Container, partner: Container)
+    {
+        let root = Container(name: "root")
+        let feature = root.makeChild(name: "feature")
+        let vendor = Container(name: "vendor")
+        let partner = vendor.makeChild(name: "partner")
+        feature.collaborate(with: partner)
+        partner.collaborate(with: feature)
+        return (root, feature, vendor, partner)
+    }
 }
