@@ -286,22 +286,20 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     override func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {
         let value = try instance(request, in: context)
         if R.self == T.self { return unsafeBitCast(value, to: R.self) }
-        return try Self.cast(value, to: R.self, of: self, request, in: context)
+        return try cast(value, to: R.self, request, in: context)
     }
 
     /// A forwarded type's instance. Apart from `produce`, whose unspecialized code would
     /// otherwise look up `Optional<R>`'s metadata on every resolve.
     @inline(never)
-    private static func cast<R>(
-        _ value: T, to type: R.Type, of entry: Entry<T>, _ request: Request, in context: ResolutionContext
-    ) throws -> R {
+    private func cast<R>(_ value: T, to type: R.Type, _ request: Request, in context: ResolutionContext) throws -> R {
         if let cast = value as? R { return cast }
         let forwarded = request.key.serviceKey
         let produced = String(describing: Swift.type(of: value as Any))
         throw context.error(
             .typeMismatch, request.key,
             suggestions: [
-                "the \(T.self) registration in '\(entry.ownerName)' answers \(forwarded) through implements(_:), but its factory returned an instance of \(produced), which does not conform to \(forwarded.typeName); make \(produced) conform, or remove that implements call"
+                "the \(T.self) registration in '\(ownerName)' answers \(forwarded) through implements(_:), but its factory returned an instance of \(produced), which does not conform to \(forwarded.typeName); make \(produced) conform, or remove that implements call"
             ])
     }
 
