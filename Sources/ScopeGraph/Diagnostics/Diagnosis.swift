@@ -1,5 +1,6 @@
 /// Why a key was not found, and what the user probably meant: the one place that words the
-/// suggestions of `notRegistered` and `argumentMismatch` errors.
+/// suggestions of `notRegistered` and `argumentMismatch` errors (and the remedy of a
+/// constructor cycle).
 ///
 /// Close matches, in this order: the same type and tag with other argument types (which makes
 /// the error an `argumentMismatch`); the same type under another tag; the same type registered
@@ -87,9 +88,17 @@ struct Diagnosis {
         self.suggestions = suggestions
     }
 
+    /// The `.circularDependency` error for `key`, requested again at the end of `path`, with
+    /// its remedy.
+    static func cycleError(_ key: Key, path: [Key]) -> ResolutionError {
+        let keys = path.map(\.serviceKey)
+        return ResolutionError(
+            kind: .circularDependency, key: key.serviceKey, path: keys, suggestions: [cycleRemedy(for: keys)])
+    }
+
     /// The remedy for a constructor cycle whose path ends with the repeated key: the
     /// registration that asked for it last can take it after construction instead.
-    static func cycleRemedy(for path: [ServiceKey]) -> String {
+    private static func cycleRemedy(for path: [ServiceKey]) -> String {
         guard let repeated = path.last else { return "" }
         guard path.count >= 2, path[path.count - 2] != repeated else {
             return

@@ -40,7 +40,7 @@ final class BuildCoordinator: Sendable {
             }
             if owner === context {
                 if slot.builtBox != nil { return slot.builtAny() }
-                throw context.error(.circularDependency, key)
+                throw context.cycleError(key)
             }
             if owner.group === context.group, slot.builtBox != nil { return slot.builtAny() }
             if let cycle = waitCycle(from: owner, to: context) {
@@ -335,8 +335,6 @@ final class BuildCoordinator: Sendable {
         let ownerPath = owner.waitPath
         let tail = ownerPath.firstIndex(of: key).map { Array(ownerPath[($0 + 1)...]) } ?? []
         let path = context.pathKeys + [key] + tail
-        let keys = path.map(\.serviceKey)
-        return ResolutionError(
-            kind: .circularDependency, key: key.serviceKey, path: keys, suggestions: [Diagnosis.cycleRemedy(for: keys)])
+        return Diagnosis.cycleError(key, path: path)
     }
 }

@@ -401,7 +401,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// `key` is the key as requested, `nil` when it is the entry's own (no copy to make).
     func enterConstruction(_ entry: AnyEntry, key requested: Key?, identity: Identity?) throws {
         if let identity, !stack.isEmpty, stack.contains(identity) {
-            throw error(.circularDependency, requested ?? entry.key)
+            throw cycleError(requested ?? entry.key)
         }
         // The chain since the earlier instance of this entry is all `unique`: each new
         // instance's blocks would create the next one again, without end.
@@ -588,14 +588,13 @@ final class ResolutionContext: @unchecked Sendable {
     func error(_ kind: ResolutionError.Kind, _ key: Key, searched: [String] = [], suggestions: [String] = [])
         -> ResolutionError
     {
-        let path = (pathKeys + [key]).map(\.serviceKey)
-        var suggestions = suggestions
-        if case .circularDependency = kind, suggestions.isEmpty {
-            suggestions = [Diagnosis.cycleRemedy(for: path)]
-        }
-        return ResolutionError(
-            kind: kind, key: key.serviceKey, path: path, searched: searched, suggestions: suggestions)
+        ResolutionError(
+            kind: kind, key: key.serviceKey, path: (pathKeys + [key]).map(\.serviceKey),
+            searched: searched, suggestions: suggestions)
     }
+
+    /// The constructor-cycle error for `key` requested from the current frame.
+    func cycleError(_ key: Key) -> ResolutionError { Diagnosis.cycleError(key, path: pathKeys + [key]) }
 
     /// An error about the key of the innermost frame (its factory or block failed).
     func frameError(_ kind: ResolutionError.Kind, _ key: Key) -> ResolutionError {
