@@ -466,9 +466,11 @@ final class ResolutionContext: @unchecked Sendable {
     /// `StrongBox<T>` of its entry's `T`.
     func graphInstanceBox(at position: Int) -> AnyObject { graph.value(at: position) }
 
-    /// Records a new `graph` instance, boxed in a `StrongBox<T>` of its entry's `T`, for the
-    /// rest of this resolve.
-    func storeGraphInstance(_ key: GraphKey, box: AnyObject) { graph.set(box, for: key) }
+    /// Records a new `graph` instance of `entry` built for requests that start at `start`,
+    /// boxed in a `StrongBox<T>` of its entry's `T`, for the rest of this resolve.
+    func storeGraphInstance(of entry: ObjectIdentifier, from start: ObjectIdentifier, box: AnyObject) {
+        graph.set(box, for: GraphKey(entry: entry, start: start))
+    }
 
     func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
         let identity = Identity(entry: ObjectIdentifier(entry))
@@ -480,7 +482,7 @@ final class ResolutionContext: @unchecked Sendable {
             return (reinterpret(graph.value(at: existing)) as StrongBox<T>).read()
         }
         let value = try construct(entry, request, root: request.start, identity: identity)
-        graph.set(entry.makeBox(value), for: GraphKey(entry: identity.entry, start: start))
+        storeGraphInstance(of: identity.entry, from: start, box: entry.makeBox(value))
         return value
     }
 

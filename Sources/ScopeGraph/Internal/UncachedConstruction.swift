@@ -85,9 +85,8 @@ extension Container {
             try construction.context._withUnsafeGuaranteedRef { context in
                 context.leaveConstruction(entry, key: entry.key, root: self, value: value())
                 if let graphBox {
-                    let key = ResolutionContext.GraphKey(
-                        entry: construction.identity.entry, start: ObjectIdentifier(self))
-                    context.storeGraphInstance(key, box: graphBox)
+                    context.storeGraphInstance(
+                        of: construction.identity.entry, from: ObjectIdentifier(self), box: graphBox)
                 }
                 if let thread = construction.thread {
                     try thread._withUnsafeGuaranteedRef { try context.endTopLevel(on: $0) }
