@@ -21,7 +21,7 @@ extension Container: RegistrationStore {
     ) -> Registration<T> {
         // Inlined so that the caller, specialized for `T`, creates the entry and the handle
         // with cached type metadata instead of a runtime lookup per registration.
-        let entry = Entry(tag: tag, lifetime: lifetime, owner: self, factory: .plain(factory))
+        let entry = Entry(tag: tag, lifetime: lifetime, owner: self, factory: factory)
         storeOwn(entry)
         return Registration(entry: entry)
     }

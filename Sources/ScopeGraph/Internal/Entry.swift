@@ -235,20 +235,33 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     private let boxType: StrongBox<T>.Type?
 
     /// An entry for `T` and `tag`, without argument types (what the inlined `register` makes).
+    /// Takes the factory itself, not a `Factory<T>`: unspecialized generic code would copy and
+    /// destroy the enum through its value witnesses.
     @usableFromInline
-    convenience init(tag: ServiceTag?, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
-        self.init(key: Key(T.self, tag: tag), lifetime: lifetime, owner: owner, factory: factory)
+    convenience init(
+        tag: ServiceTag?, lifetime: Lifetime, owner: borrowing Container,
+        factory: @escaping @Sendable (Resolver) throws -> T
+    ) {
+        self.init(key: Key(T.self, tag: tag), lifetime: lifetime, owner: owner, call: factory, argumentFactory: nil)
     }
 
-    init(key: Key, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
+    convenience init(key: Key, lifetime: Lifetime, owner: borrowing Container, factory: Factory<T>) {
         switch factory {
         case .plain(let body):
-            callWithoutArguments = body
-            argumentFactory = nil
+            self.init(key: key, lifetime: lifetime, owner: owner, call: body, argumentFactory: nil)
         case .withArguments(let body):
-            callWithoutArguments = { resolver in try body(resolver, Arguments()) }
-            argumentFactory = ArgumentFactory(body)
+            self.init(
+                key: key, lifetime: lifetime, owner: owner, call: { resolver in try body(resolver, Arguments()) },
+                argumentFactory: ArgumentFactory(body))
         }
+    }
+
+    private init(
+        key: Key, lifetime: Lifetime, owner: borrowing Container,
+        call: @escaping @Sendable (Resolver) throws -> T, argumentFactory: ArgumentFactory<T>?
+    ) {
+        callWithoutArguments = call
+        self.argumentFactory = argumentFactory
         guard lifetime.isOwnerRooted else {
             if lifetime == .unique {
                 slotType = nil
