@@ -21,6 +21,12 @@ extension Container: RegistrationStore {
     ) -> Registration<T> {
         // Inlined so that the caller, specialized for `T`, creates the entry and the handle
         // with cached type metadata instead of a runtime lookup per registration.
+        if lifetime == .unique {
+            // A record, not an entry, until something needs one (see PlainRegistration.swift).
+            let key = Key(T.self, tag: tag)
+            let (sequence, owner) = storePlain(key, factory: FactoryBox(factory).words)
+            return Registration(plain: key, sequence: sequence, owner: owner)
+        }
         let entry = Entry(tag: tag, lifetime: lifetime, owner: self, factory: factory)
         storeOwn(entry)
         return Registration(entry: entry)
@@ -71,22 +77,36 @@ extension Container: RegistrationStore {
         if entry.lifetime.isOwnerRooted, !hasHadOwnerRootedRegistrations.load(ordering: .relaxed) {
             hasHadOwnerRootedRegistrations.store(true, ordering: .relaxed)
         }
+        store(
+            Registered(entry: entry, sequence: Self.sequences.wrappingAdd(1, ordering: .relaxed).oldValue), under: key)
+    }
+
+    /// Stores `registered` under `key` (its own key, or one it forwards).
+    func store(_ registered: Registered, under key: Key) {
+        let entry = registered.entry
         // The old snapshot, and a registration this key displaced, are released when the
         // statement ends, after the lock.
         let (replaced, next, _, displaced) = withState { state -> (AnyEntry?, [Container], MemoSnapshot?, AnyEntry?) in
-            let registered = Registered(entry: entry, sequence: state.nextSequence)
-            state.nextSequence += 1
-            let old = state.registrations.updateValue(registered, forKey: key)?.entry
-            if let old, old !== entry, old.key == key {
+            guard let old = state.registrations.updateValue(registered, forKey: key) else {
+                // A new key drops nothing: forget this container's lookups under the same lock.
+                let forgotten = forgetLookups(&state, dropping: [])
+                return (nil, forgotten.next, forgotten.retired, nil)
+            }
+            guard let oldEntry = old.entry else {
+                // Last wins. A record was never looked up past its first lookup (that would
+                // have made it an entry), so no memo holds it: nothing else to forget.
+                return (nil, [], nil, nil)
+            }
+            if oldEntry !== entry, oldEntry.key == key {
                 // Last wins: the replaced registration goes entirely, its forwarded keys too.
-                for forward in old.forwards where state.registrations[forward]?.entry === old {
+                for forward in oldEntry.forwards where state.registrations[forward]?.entry === oldEntry {
                     state.registrations[forward] = nil
                 }
-                return (old, [], nil, nil)
+                return (oldEntry, [], nil, nil)
             }
-            // A new key drops nothing: forget this container's lookups under the same lock.
+            // Another registration's forwarded key, taken over.
             let forgotten = forgetLookups(&state, dropping: [])
-            return (nil, forgotten.next, forgotten.retired, old)
+            return (nil, forgotten.next, forgotten.retired, oldEntry)
         }
         if let replaced {
             release([replaced])
@@ -101,7 +121,8 @@ extension Container: RegistrationStore {
     /// instances cached for it.
     /// - Parameter registration: The handle `register` returned.
     public func remove<T>(_ registration: Registration<T>) {
-        let entry = registration.entry
+        // A handle on a record makes it an entry first (if it is still here): removing is rare.
+        guard let entry = registration.currentEntry else { return }
         let removed = withState { state -> Bool in
             var found = false
             for key in [entry.key] + entry.forwards where state.registrations[key]?.entry === entry {
@@ -121,7 +142,7 @@ extension Container: RegistrationStore {
                 state.registrations = [:]
                 state.perContainer = SmallMap()
             }
-            return (state.registrations.values.map(\.entry), state.perContainer.allValues)
+            return (state.registrations.values.compactMap(\.entry), state.perContainer.allValues)
         }
         for slot in slots { slot.clear() }
         release(entries)

@@ -32,12 +32,14 @@ extension Container: Resolving, ResolutionEntryPoint {
             read.end()
             if let cached { return cached }
         case .construct(let construction):
+            if let function = construction.plainFunction {
+                return try constructPlain(construction, function, as: T.self)
+            }
             let value: T
             do {
                 // The construction holds the entry: no reference counting around the call.
-                value = try Unmanaged<Entry<T>>.fromOpaque(construction.entry.toOpaque())._withUnsafeGuaranteedRef {
-                    try $0.makeWithoutArguments(Resolver(container: self))
-                }
+                value = try Unmanaged<Entry<T>>.fromOpaque(construction.held.unsafelyUnwrapped)
+                    ._withUnsafeGuaranteedRef { try $0.makeWithoutArguments(Resolver(container: self)) }
             } catch {
                 throw failUncachedConstruction(construction, error)
             }
@@ -56,6 +58,23 @@ extension Container: Resolving, ResolutionEntryPoint {
             break
         }
         return try resolveInContext(type, tag: tag)
+    }
+
+    /// Builds a new instance from a record (its first lookup; see PlainRegistration.swift). Specialized for
+    /// `T` in the caller's module, but not inlined: `resolveRequest` is inlined into every
+    /// resolve, and this case, taken once per registration, would make it too large to be.
+    @inlinable @inline(never)
+    func constructPlain<T>(_ construction: UncachedConstruction, _ function: UnsafeRawPointer, as type: T.Type)
+        throws -> T
+    {
+        let value: T
+        do {
+            value = try construction.plainFactory(of: T.self, function: function).body(Resolver(container: self))
+        } catch {
+            throw failUncachedConstruction(construction, error)
+        }
+        try finishUncachedConstruction(construction, value, graphBox: nil)
+        return value
     }
 
     /// The general path for the registration the memo found for `T`'s own key (retained;

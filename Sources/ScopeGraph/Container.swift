@@ -69,7 +69,6 @@ public final class Container: Sendable {
 
     struct State {
         var registrations = [Key: Registered]()
-        var nextSequence = 0
         var collaborators: [WeakContainer] = []
         /// Containers that collaborate with this one (reverse links), for cache invalidation.
         var dependents: [WeakContainer] = []
@@ -82,9 +81,55 @@ public final class Container: Sendable {
         var perContainer = SmallMap<ObjectIdentifier, AnySlot>()
     }
 
+    /// A registration in the table: an entry, or a record that becomes one when needed (see
+    /// PlainRegistration.swift), and its place in registration order.
     struct Registered {
-        let entry: AnyEntry
-        let sequence: Int
+        /// The entry; for a record, its factory's context (`nil` when it captures nothing).
+        private(set) var object: AnyObject?
+        /// A record's factory function; `nil` for an entry.
+        private(set) var plainFunction: UnsafeRawPointer?
+        /// The sequence, shifted left by one, and whether a record was looked up (bit 0): one
+        /// word, so that a registration takes three in the table.
+        private var bits: Int
+
+        init(entry: AnyEntry, sequence: Int) {
+            object = entry
+            bits = sequence << 1
+        }
+
+        init(plain factory: PlainFactory, sequence: Int) {
+            object = factory.context
+            plainFunction = factory.function
+            bits = sequence << 1
+        }
+
+        /// The place in registration order (process-wide, see `Container.sequences`).
+        var sequence: Int { bits >> 1 }
+
+        /// Set by a record's first lookup (see `AnyEntry.noteLookedUp`).
+        var lookedUp: Bool {
+            get { bits & 1 != 0 }
+            set { bits = newValue ? bits | 1 : bits & ~1 }
+        }
+
+        /// The entry, when the registration has one (not a record).
+        var entry: AnyEntry? {
+            plainFunction == nil ? unsafeDowncast(object.unsafelyUnwrapped, to: AnyEntry.self) : nil
+        }
+
+        /// A record's factory.
+        var plainFactory: PlainFactory { PlainFactory(function: plainFunction.unsafelyUnwrapped, context: object) }
+
+        /// What a record, and the entry made from it, is told apart by while being built: odd,
+        /// so never the address of an object (see `AnyEntry.identity`), and unique because
+        /// sequences are.
+        var plainIdentity: UInt { UInt(bitPattern: bits) | 1 }
+
+        /// Replaces the record with the entry made from it.
+        mutating func become(_ entry: AnyEntry) {
+            object = entry
+            plainFunction = nil
+        }
     }
 
     /// The process-wide default container, named `"shared"`.
@@ -115,7 +160,7 @@ public final class Container: Sendable {
         // A kept `Registration` handle keeps its entry alive, not the instances it cached here:
         // they go with the container, released after the lock.
         if hasHadOwnerRootedRegistrations.load(ordering: .relaxed) {
-            let slots = withState { state in state.registrations.values.compactMap { $0.entry.ownerSlot } }
+            let slots = withState { state in state.registrations.values.compactMap { $0.entry?.ownerSlot } }
             for slot in slots { slot.clear() }
         }
         if let parent = parentReference {

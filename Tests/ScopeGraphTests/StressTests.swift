@@ -167,7 +167,7 @@ extension StressTests {
     /// `registration`'s singleton: the builder's count of waiters, read under the coordinator's
     /// lock, is then positive. False if that never happened.
     private static func waitUntilSomeoneWaits(forTheBuilderOf registration: Registration<Staged>) -> Bool {
-        guard let slot = registration.entry.ownerSlot else { return false }
+        guard let slot = registration.entry?.ownerSlot else { return false }
         let coordinator = BuildCoordinator.shared
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {

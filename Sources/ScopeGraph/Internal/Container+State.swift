@@ -3,7 +3,6 @@ package struct CapturedState: @unchecked Sendable {
     // @unchecked: entries are immutable apart from their own locked parts; weak references are
     // written once.
     let registrations: [Key: Container.Registered]
-    let nextSequence: Int
     let collaborators: [WeakContainer]
     /// Each registration's forwarded keys and `onResolved` blocks at capture time: they live on
     /// the registration, which a restore puts back as it is, so they are restored apart.
@@ -14,16 +13,17 @@ extension Container {
     /// This container's registrations and collaboration links, shared (no instance is copied).
     package func captureState() -> CapturedState {
         let captured = withState { state in
-            (registrations: state.registrations, nextSequence: state.nextSequence, collaborators: state.collaborators)
+            (registrations: state.registrations, collaborators: state.collaborators)
         }
         var seen: Set<ObjectIdentifier> = []
         let extras = captured.registrations.values.compactMap { registered -> (AnyEntry, AnyEntry.CapturedExtras)? in
-            guard seen.insert(ObjectIdentifier(registered.entry)).inserted else { return nil }
-            return (registered.entry, registered.entry.capturedExtras)
+            // A record has no forwarded keys or blocks: it is captured as it is.
+            guard let entry = registered.entry, seen.insert(ObjectIdentifier(entry)).inserted else { return nil }
+            return (entry, entry.capturedExtras)
         }
         return CapturedState(
-            registrations: captured.registrations, nextSequence: captured.nextSequence,
-            collaborators: captured.collaborators, extras: extras.map { (entry: $0.0, extras: $0.1) })
+            registrations: captured.registrations, collaborators: captured.collaborators,
+            extras: extras.map { (entry: $0.0, extras: $0.1) })
     }
 
     /// Puts back exactly the captured registrations and links, and empties this container's
@@ -32,11 +32,12 @@ extension Container {
         // The restored links' live containers come back to be released after the lock.
         let (current, slots, oldLinks, _) = withState {
             state -> (current: [AnyEntry], slots: [AnySlot], links: [WeakContainer], live: [Container]) in
-            let old = (state.registrations.values.map(\.entry), state.perContainer.allValues, state.collaborators)
+            let old = (
+                state.registrations.values.compactMap(\.entry), state.perContainer.allValues, state.collaborators
+            )
             var restoredLinks = captured.collaborators
             let live = restoredLinks.removeGone()
             state.registrations = captured.registrations
-            state.nextSequence = max(state.nextSequence, captured.nextSequence)
             state.collaborators = restoredLinks
             state.perContainer = SmallMap()
             return (old.0, old.1, old.2, live)
@@ -48,7 +49,7 @@ extension Container {
         for slot in slots { slot.clear() }
         // `implements` and `onResolved` calls made since the snapshot are undone.
         for (entry, extras) in captured.extras { entry.restoreExtras(extras) }
-        let restored = captured.registrations.values.map(\.entry)
+        let restored = captured.registrations.values.compactMap(\.entry)
         // Registrations replaced or removed since the snapshot come back to life.
         for entry in restored { entry.retirement.reinstate() }
         for entry in current + restored where entry.owner === self { entry.ownerSlot?.clear() }

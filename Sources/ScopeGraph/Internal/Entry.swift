@@ -6,9 +6,8 @@ package class AnyEntry: @unchecked Sendable {
     // @unchecked: every stored property is immutable after init, except the atomics;
     // forwarded keys and blocks live in `Extras`, behind its own lock.
     //
-    // The fields are in this order so that an entry fits in 120 bytes (one small allocation
-    // that glibc recycles quickly) and a resolve reads key, lifetime and factory from its
-    // first two cache lines.
+    // The fields are in this order so that an entry fits in 128 bytes (one small allocation)
+    // and a resolve reads key, lifetime and factory from its first two cache lines.
     let key: Key
     let lifetime: Lifetime
     /// Set by the first lookup this entry answered from its own container (see
@@ -29,12 +28,30 @@ package class AnyEntry: @unchecked Sendable {
     /// The `Retirement` shared with the slots, created on first use (retained, as bits), or,
     /// while there is none, whether the registration is retired: 0 live, 1 retired.
     private let retirementBits = Atomic<Int>(0)
+    /// What this registration is told apart by while it is being built (cycle detection): its
+    /// address, or the identity of the record it was made from, which a construction from that
+    /// record may be using (see PlainRegistration.swift). Written by `init` only.
+    private(set) var identity: UInt = 0
 
-    init(key: Key, lifetime: Lifetime, owner: borrowing Container, retirement: Retirement? = nil) {
+    init(
+        key: Key, lifetime: Lifetime, owner: borrowing Container, retirement: Retirement? = nil,
+        from plain: Container.Registered? = nil
+    ) {
         self.key = key
         self.lifetime = lifetime
         self.ownerLink = owner.ownerLink
         if let retirement { retirementBits.store(Self.bits(of: retirement), ordering: .relaxed) }
+        if let plain {
+            identity = plain.plainIdentity
+            if plain.lookedUp { lookedUp.store(true, ordering: .relaxed) }
+        } else {
+            identity = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(self)))
+        }
+    }
+
+    /// The entry for `plain`, a record of this entry type stored under `key` in `owner`.
+    class func materialize(_ plain: Container.Registered, key: Key, owner: borrowing Container) -> AnyEntry {
+        fatalError("AnyEntry is abstract: use Entry<T>")
     }
 
     /// The container that owns this registration, or `nil` once it is deallocated.
@@ -256,9 +273,16 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
         }
     }
 
+    override class func materialize(_ plain: Container.Registered, key: Key, owner: borrowing Container) -> AnyEntry {
+        Entry(
+            key: key, lifetime: .unique, owner: owner, call: FactoryBox<T>(plain.plainFactory).body,
+            argumentFactory: nil, from: plain)
+    }
+
     private init(
         key: Key, lifetime: Lifetime, owner: borrowing Container,
-        call: @escaping @Sendable (Resolver) throws -> T, argumentFactory: ArgumentFactory<T>?
+        call: @escaping @Sendable (Resolver) throws -> T, argumentFactory: ArgumentFactory<T>?,
+        from plain: Container.Registered? = nil
     ) {
         callWithoutArguments = call
         self.argumentFactory = argumentFactory
@@ -271,7 +295,7 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
                 boxType = StrongBox<T>.self
             }
             self.slot = nil
-            super.init(key: key, lifetime: lifetime, owner: owner)
+            super.init(key: key, lifetime: lifetime, owner: owner, from: plain)
             return
         }
         let slotType = Slot<T>.self

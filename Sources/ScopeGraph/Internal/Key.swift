@@ -1,32 +1,45 @@
 /// The internal, fast form of a `ServiceKey`: type identities instead of names, so that building
 /// and hashing a key on the resolve path builds no strings.
+@usableFromInline
 package struct Key: Hashable, @unchecked Sendable {
     // @unchecked: metatypes are immutable global values; `Any.Type` is just not marked Sendable.
     let type: Any.Type
     let tag: ServiceTag?
     let arguments: [Any.Type]
 
-    @inline(__always)
+    @inline(__always) @usableFromInline
     package init(_ type: Any.Type, tag: ServiceTag?, arguments: [Any.Type] = []) {
         self.type = type
         self.tag = tag
         self.arguments = arguments
     }
 
+    @usableFromInline
     package static func == (lhs: Key, rhs: Key) -> Bool {
-        guard lhs.type == rhs.type, lhs.tag == rhs.tag, lhs.arguments.count == rhs.arguments.count else {
+        guard lhs.type == rhs.type, sameTag(lhs.tag, rhs.tag), lhs.arguments.count == rhs.arguments.count else {
             return false
         }
         for index in lhs.arguments.indices where lhs.arguments[index] != rhs.arguments[index] { return false }
         return true
     }
 
+    /// `lhs == rhs` for tags, first by identity: the same tag object (the usual case, a
+    /// key compared with its own registration's) answers without touching reference counts.
+    @inline(__always)
+    private static func sameTag(_ lhs: ServiceTag?, _ rhs: ServiceTag?) -> Bool {
+        guard let lhs else { return rhs == nil }
+        guard let rhs else { return false }
+        return lhs.storage === rhs.storage || lhs == rhs
+    }
+
+    @usableFromInline
     package func hash(into hasher: inout Hasher) { hasher.combine(mixedBits) }
 
     /// What `Dictionary` and `Set` use: `mixedBits` with the table's seed, without running a
     /// `Hasher` (SipHash costs several hundred instructions per key, more than the rest of a
     /// registration's lookup). A key's parts are type identities and the tag's precomputed
     /// string hash, which an outsider does not choose, so a seeded mix is enough.
+    @usableFromInline
     package func _rawHashValue(seed: Int) -> Int {
         var bits = UInt(bitPattern: mixedBits ^ seed)
         // The final mix of MurmurHash3: every input bit reaches the low bits a table indexes by.

@@ -22,6 +22,8 @@ extension Container {
         switch localAnswer(key) {
         case .found(let entry):
             return entry
+        case .plain:
+            preconditionFailure("a lookup without plainAllowed got a record")
         case .elsewhere(let collaborators, let generation):
             // This container was visited under the lock: the walk goes on from its links.
             var visited = [ObjectIdentifier(self)]
@@ -37,16 +39,26 @@ extension Container {
 
     /// What this container alone answers for `key`: a pending lookup or its own registration,
     /// under one lock (and bookkeeping for the memo), or where the walk goes on.
-    private func localAnswer(_ key: Key) -> LocalAnswer {
+    ///
+    /// With `plainAllowed`, the first lookup of a registration still stored as a record
+    /// answers `plain`, its factory (for the inlined path to build from); any other lookup of a
+    /// record makes it an entry first.
+    private func localAnswer(_ key: Key, plainAllowed: Bool = false) -> LocalAnswer {
         // A replaced snapshot is released when the statement ends, after the lock.
         let (answer, _) = withState { state -> (LocalAnswer, MemoSnapshot?) in
             if !state.pendingLookups.isEmpty, let record = state.pendingLookups[key] {
                 // Asked again: move the pending lookups into the lock-free snapshot.
                 return (.found(record.entry), rebuildMemo(&state))
             }
-            guard let own = state.registrations[key]?.entry else {
+            guard let index = state.registrations.index(forKey: key) else {
                 return (.elsewhere(state.collaborators, state.generation), nil)
             }
+            let found = state.registrations.values[index]
+            if found.entry == nil, plainAllowed, !found.lookedUp {
+                state.registrations.values[index].lookedUp = true
+                return (.plain(found.plainFactory, identity: found.plainIdentity), nil)
+            }
+            let own = found.entry ?? materialize(at: index, in: &state)
             guard own.noteLookedUp() else { return (.found(own), nil) }
             state.pendingLookups[key] = MemoRecord(entry: own, slot: Self.memoSlot(of: own, in: &state))
             return (.found(own), rebuildMemoIfDue(&state))
@@ -69,6 +81,9 @@ extension Container {
     private enum LocalAnswer {
         /// A pending lookup or an own registration answered.
         case found(AnyEntry)
+        /// An own registration still stored as a record answered its first lookup: its
+        /// factory and identity (see PlainRegistration.swift).
+        case plain(PlainFactory, identity: UInt)
         /// Not here: the walk goes on through these links and the parent; the generation
         /// tells whether a memo record of the walk's result would still be current.
         case elsewhere([WeakContainer], UInt64)
@@ -192,10 +207,14 @@ extension Container {
     /// bookkeeping). A `unique` or `graph` registration of the key's own type found there is
     /// built like a memoized one; anything else, or nothing found there, goes the general way.
     @inline(never)
-    private func firstLookupFastPath(_ key: Key, in owner: Unmanaged<Container>, on thread: Unmanaged<ThreadState>)
-        -> FastPath
-    {
-        let answer = owner._withUnsafeGuaranteedRef { $0.localAnswer(key) }
+    private func firstLookupFastPath(
+        _ key: consuming Key, in owner: Unmanaged<Container>, on thread: Unmanaged<ThreadState>
+    ) -> FastPath {
+        let answer = owner._withUnsafeGuaranteedRef { $0.localAnswer(key, plainAllowed: true) }
+        if case .plain(let factory, let identity) = answer {
+            // The key moves into the construction's frame.
+            return beginPlainConstruction(factory, identity: identity, key: key, on: thread)
+        }
         guard case .found(let entry) = answer, entry.valueType == key.type,
             entry.lifetime == .unique || entry.lifetime == .graph
         else { return .general }
@@ -303,7 +322,7 @@ extension Container {
         visited.append(id)
         if let entry = scope?.override(for: key, in: self) { return entry }
         let (own, collaborators) = withState { state in
-            (state.registrations[key]?.entry, state.collaborators)
+            (ownEntry(key, in: &state), state.collaborators)
         }
         if let own { return own }
         return visitBeyond(collaborators, key, scope: scope, visited: &visited)
@@ -338,9 +357,10 @@ extension Container {
     /// registration order: overrides first, innermost scope first.
     func registrationsInOrder(scope: ResolutionScope?) -> [(key: Key, entry: AnyEntry)] {
         let own = withState { state in
-            state.registrations.sorted { $0.value.sequence < $1.value.sequence }.map {
-                (key: $0.key, entry: $0.value.entry)
+            state.registrations.indices.sorted {
+                state.registrations[$0].value.sequence < state.registrations[$1].value.sequence
             }
+            .map { (key: state.registrations[$0].key, entry: materialize(at: $0, in: &state)) }
         }
         return (scope?.overrides(in: self) ?? []) + own
     }

@@ -4,6 +4,7 @@ import Synchronization
 /// its name (kept for errors after the container is gone). One per container, shared by all
 /// its registrations, so that a registration holds one strong reference instead of a weak one
 /// and a copy of the name.
+@usableFromInline
 package final class OwnerLink: Sendable {
     /// The container, or `nil` once it is deallocated.
     package weak let container: Container?

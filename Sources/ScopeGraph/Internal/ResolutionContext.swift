@@ -93,11 +93,13 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     struct Frame {
-        /// The key as requested, when it may differ from the entry's own (a forwarded type).
+        /// The key as requested, when it may differ from the entry's own (a forwarded type),
+        /// and always for a construction from a record (which has no entry; see PlainRegistration.swift).
         let requestedKey: Key?
-        /// Unretained: whoever pushes a frame holds its entry until it pops it.
-        unowned(unsafe) let entry: AnyEntry
-        var key: Key { requestedKey ?? entry.key }
+        /// Unretained: whoever pushes a frame holds its entry until it pops it. `nil` for a
+        /// construction from a record.
+        unowned(unsafe) let entry: AnyEntry?
+        var key: Key { requestedKey ?? entry!.key }
         /// Set for uncached constructions, to detect cycles; cached ones are detected by slot.
         let identity: Identity?
     }
@@ -107,7 +109,12 @@ final class ResolutionContext: @unchecked Sendable {
     /// owner-rooted singleton that asks its owner for a `graph` instance a child's request is
     /// building closes a cycle).
     struct Identity: Hashable {
-        let entry: ObjectIdentifier
+        /// `AnyEntry.identity`, or the identity of the record being built from (see
+        /// PlainRegistration.swift).
+        let bits: UInt
+
+        init(_ entry: AnyEntry) { bits = entry.identity }
+        init(bits: UInt) { self.bits = bits }
     }
 
     /// What a `graph` instance is shared by within one top-level resolve: its registration and
@@ -366,7 +373,7 @@ final class ResolutionContext: @unchecked Sendable {
     private func observing<R>(
         _ entry: AnyEntry, _ request: Request, _ observer: any ResolutionObserver, _ body: () throws -> R
     ) throws -> R {
-        let dependent = stack.last?.entry
+        let dependent = stack.last?.entry ?? nil
         let depth = stack.count
         let clock = ContinuousClock()
         let started = clock.now
@@ -418,6 +425,22 @@ final class ResolutionContext: @unchecked Sendable {
                 ])
         }
         stack.push(Frame(requestedKey: requested, entry: entry, identity: identity))
+    }
+
+    /// Pushes the frame of a new instance built from a record stored under `key`
+    /// (so: no blocks, and `key` is its own). Throws `.circularDependency` when the same
+    /// registration is already being built.
+    func enterPlainConstruction(_ key: consuming Key, identity: Identity) throws {
+        if !stack.isEmpty, stack.contains(identity) { throw cycleError(key) }
+        stack.push(Frame(requestedKey: key, entry: nil, identity: identity))
+    }
+
+    /// Pops the frame of a construction from a record after its factory returned.
+    func leavePlainConstruction() {
+        stack.pop()
+        // Observers, the only readers, never see such a construction (no scope is active).
+        lastConstructed = nil
+        lastConstructedDepth = stack.count
     }
 
     /// Pops the frame after the factory returned: records the instance for observers and
@@ -473,21 +496,21 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
-        let identity = Identity(entry: ObjectIdentifier(entry))
+        let identity = Identity(entry)
         // Instances resolved with runtime arguments are never shared.
         if request.arguments != nil { return try construct(entry, request, root: request.start, identity: identity) }
         let start = ObjectIdentifier(request.start)
-        if let existing = graphInstancePosition(of: identity.entry, from: start) {
+        if let existing = graphInstancePosition(of: ObjectIdentifier(entry), from: start) {
             // Not `as! StrongBox<T>`: naming the type here would look up its metadata.
             return (reinterpret(graph.value(at: existing)) as StrongBox<T>).read()
         }
         let value = try construct(entry, request, root: request.start, identity: identity)
-        storeGraphInstance(of: identity.entry, from: start, box: entry.makeBox(value))
+        storeGraphInstance(of: ObjectIdentifier(entry), from: start, box: entry.makeBox(value))
         return value
     }
 
     func uniqueInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
-        let identity = Identity(entry: ObjectIdentifier(entry))
+        let identity = Identity(entry)
         return try construct(entry, request, root: request.start, identity: identity)
     }
 

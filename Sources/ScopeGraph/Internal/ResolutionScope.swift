@@ -51,7 +51,7 @@ package final class ResolutionScope: @unchecked Sendable {
     /// The overrides on `container`, innermost scope first, each scope's in registration order.
     func overrides(in container: Container) -> [(key: Key, entry: AnyEntry)] {
         let own = (table[ObjectIdentifier(container)] ?? [:]).sorted { $0.value.sequence < $1.value.sequence }
-            .map { (key: $0.key, entry: $0.value.entry) }
+            .map { (key: $0.key, entry: $0.value.entry!) }
         return own + (parent?.overrides(in: container) ?? [])
     }
 
@@ -74,7 +74,8 @@ package final class ResolutionScope: @unchecked Sendable {
 
     fileprivate func record(_ entry: AnyEntry, under key: Key, in container: Container) {
         if !pinned.contains(where: { $0 === container }) { pinned.append(container) }
-        if let old = table[ObjectIdentifier(container)]?[key] { replaced.append(old.entry) }
+        // Overrides are always entries (an override scope stores no records).
+        if let old = table[ObjectIdentifier(container)]?[key]?.entry { replaced.append(old) }
         table[ObjectIdentifier(container), default: [:]][key] = Container.Registered(
             entry: entry, sequence: nextSequence)
         nextSequence += 1

@@ -3,9 +3,14 @@
 /// requesting container), then finishes or fails it.
 @usableFromInline
 struct UncachedConstruction {
-    /// Retained by `beginFastPath`; released by `finish…` or `fail…`, exactly once. Kept as
-    /// `Unmanaged` so that copying the construction around touches no reference count.
-    @usableFromInline let entry: Unmanaged<AnyEntry>
+    /// The entry, or for a construction from a record its factory's context (if
+    /// it has one): retained by `beginFastPath`, released by `finish…` or `fail…`, exactly
+    /// once. Kept as a raw pointer so that copying the construction around touches no
+    /// reference count.
+    @usableFromInline let held: UnsafeMutableRawPointer?
+    /// The function of the factory of a construction from a record; `nil` for
+    /// a construction of an entry.
+    @usableFromInline let plainFunction: UnsafeRawPointer?
     /// Unretained: the thread's state keeps its contexts alive while they are bound.
     let context: Unmanaged<ResolutionContext>
     let identity: ResolutionContext.Identity
@@ -15,6 +20,47 @@ struct UncachedConstruction {
     /// Set when this construction is a top-level resolve (and must end it). Unretained: a
     /// thread's state lives as long as the thread.
     let thread: Unmanaged<ThreadState>?
+
+    init(
+        entry: Unmanaged<AnyEntry>, context: Unmanaged<ResolutionContext>, identity: ResolutionContext.Identity,
+        isGraph: Bool, thread: Unmanaged<ThreadState>?
+    ) {
+        self.held = entry.toOpaque()
+        self.plainFunction = nil
+        self.context = context
+        self.identity = identity
+        self.isGraph = isGraph
+        self.thread = thread
+    }
+
+    init(
+        plain factory: PlainFactory, context: Unmanaged<ResolutionContext>, identity: ResolutionContext.Identity,
+        thread: Unmanaged<ThreadState>?
+    ) {
+        self.held = factory.context.map { Unmanaged.passRetained($0).toOpaque() }
+        self.plainFunction = factory.function
+        self.context = context
+        self.identity = identity
+        self.isGraph = false
+        self.thread = thread
+    }
+
+    /// The entry of a construction of an entry (unretained: the construction holds it).
+    @usableFromInline var entry: Unmanaged<AnyEntry>? {
+        plainFunction == nil ? held.map { Unmanaged.fromOpaque($0) } : nil
+    }
+
+    /// The factory of a construction from a record of `T`.
+    @inlinable
+    func plainFactory<T>(of type: T.Type, function: UnsafeRawPointer) -> FactoryBox<T> {
+        FactoryBox(
+            PlainFactory(function: function, context: held.map { Unmanaged.fromOpaque($0).takeUnretainedValue() }))
+    }
+
+    /// Releases what the construction held.
+    func releaseHeld() {
+        if let held { Unmanaged<AnyObject>.fromOpaque(held).release() }
+    }
 }
 
 extension Container {
@@ -45,7 +91,7 @@ extension Container {
         -> FastPath
     {
         let path = retained._withUnsafeGuaranteedRef { entry -> FastPath in
-            let identity = ResolutionContext.Identity(entry: ObjectIdentifier(entry))
+            let identity = ResolutionContext.Identity(entry)
             if let running = threadReference._withUnsafeGuaranteedRef({ $0.context }) {
                 return running._withUnsafeGuaranteedRef { context -> FastPath in
                     guard (try? context.enterConstruction(entry, key: nil, identity: identity)) != nil else {
@@ -80,17 +126,21 @@ extension Container {
     func finishUncachedConstruction(
         _ construction: UncachedConstruction, _ value: @autoclosure () -> Any, graphBox: AnyObject?
     ) throws {
-        defer { construction.entry.release() }
-        try construction.entry._withUnsafeGuaranteedRef { entry in
-            try construction.context._withUnsafeGuaranteedRef { context in
-                context.leaveConstruction(entry, key: entry.key, root: self, value: value())
-                if let graphBox {
-                    context.storeGraphInstance(
-                        of: construction.identity.entry, from: ObjectIdentifier(self), box: graphBox)
+        defer { construction.releaseHeld() }
+        try construction.context._withUnsafeGuaranteedRef { context in
+            if let entry = construction.entry {
+                entry._withUnsafeGuaranteedRef { entry in
+                    context.leaveConstruction(entry, key: entry.key, root: self, value: value())
+                    if let graphBox {
+                        context.storeGraphInstance(
+                            of: ObjectIdentifier(entry), from: ObjectIdentifier(self), box: graphBox)
+                    }
                 }
-                if let thread = construction.thread {
-                    try thread._withUnsafeGuaranteedRef { try context.endTopLevel(on: $0) }
-                }
+            } else {
+                context.leavePlainConstruction()
+            }
+            if let thread = construction.thread {
+                try thread._withUnsafeGuaranteedRef { try context.endTopLevel(on: $0) }
             }
         }
     }
@@ -98,11 +148,39 @@ extension Container {
     /// Fails a construction whose factory threw; returns the error to throw.
     @usableFromInline
     func failUncachedConstruction(_ construction: UncachedConstruction, _ error: any Error) -> any Error {
-        defer { construction.entry.release() }
+        defer { construction.releaseHeld() }
         return construction.context._withUnsafeGuaranteedRef { context in
-            let failure = context.failConstruction(construction.entry._withUnsafeGuaranteedRef { $0.key }, error)
+            let key = construction.entry.map { $0._withUnsafeGuaranteedRef { $0.key } } ?? context.stack.last!.key
+            let failure = context.failConstruction(key, error)
             guard let thread = construction.thread else { return failure }
             return thread._withUnsafeGuaranteedRef { context.endTopLevel(on: $0, failure: failure) }
         }
+    }
+
+    /// Starts building a new instance from `plain`, the record stored under `key` here, on
+    /// its first lookup (see `beginUncachedConstruction`); `.general` when its registration is
+    /// already being built on this thread (the general path reports the cycle).
+    func beginPlainConstruction(
+        _ plain: PlainFactory, identity bits: UInt, key: consuming Key, on threadReference: Unmanaged<ThreadState>
+    ) -> FastPath {
+        let identity = ResolutionContext.Identity(bits: bits)
+        // The key moves into the frame (through the closures below), without a copy.
+        var movingKey = Optional(key)
+        if let running = threadReference._withUnsafeGuaranteedRef({ $0.context }) {
+            return running._withUnsafeGuaranteedRef { context -> FastPath in
+                guard (try? context.enterPlainConstruction(movingKey.take()!, identity: identity)) != nil else {
+                    return .general
+                }
+                return .construct(UncachedConstruction(plain: plain, context: running, identity: identity, thread: nil))
+            }
+        }
+        let context = threadReference._withUnsafeGuaranteedRef { ResolutionContext.startTopLevel(on: $0) }
+        context._withUnsafeGuaranteedRef { context in
+            context.noteTopLevelStart(self)
+            // A top-level construction has an empty stack: no cycle is possible.
+            try! context.enterPlainConstruction(movingKey.take()!, identity: identity)
+        }
+        return .construct(
+            UncachedConstruction(plain: plain, context: context, identity: identity, thread: threadReference))
     }
 }
