@@ -152,6 +152,18 @@ import Testing
         #expect(try container.resolve(Holder.self).widget != nil)
     }
 
+    @Test func bootstrappingAndErrorSuggestionsLeaveRecordsAsTheyAre() throws {
+        let container = Container(name: "app")
+        container.register(Widget.self, tag: "a", lifetime: .unique) { _ in Widget() }
+        container.register(Payload.self, lifetime: .eagerSingleton) { _ in Payload() }
+        try container.bootstrap()
+        #expect(isRecord(Widget.self, tag: "a", in: container))
+        // The error suggests the tagged registration, read without making its entry.
+        let error = try #require(throws: ResolutionError.self) { try container.resolve(Widget.self) }
+        #expect(error.description.contains("\"a\""))
+        #expect(isRecord(Widget.self, tag: "a", in: container))
+    }
+
     @Test func aSnapshotTakenWhileARecordIsOneRestoresItAndUndoesLaterBlocks() throws {
         let container = Container(name: "app")
         let registration = container.register(Widget.self, lifetime: .unique) { _ in Widget() }

@@ -23,8 +23,7 @@ struct Diagnosis {
         let requested = key.serviceKey
         for container in order {
             // The exact key (registered while the lookup walked) is no mismatch.
-            for (other, _) in container.registrationsInOrder(scope: scope) where other.type == key.type && other != key
-            {
+            for other in container.registeredKeysInOrder(scope: scope) where other.type == key.type && other != key {
                 if other.tag == key.tag {
                     mismatch = true
                     suggestions.append(
@@ -46,7 +45,7 @@ struct Diagnosis {
         let everywhere = trees.flatMap { $0.subtree() }
         let outside = everywhere.filter { !visited.contains(ObjectIdentifier($0)) }
         for container in outside {
-            for (other, _) in container.registrationsInOrder(scope: scope) where other.type == key.type {
+            for other in container.registeredKeysInOrder(scope: scope) where other.type == key.type {
                 suggestions.append(Self.unvisited(container, registers: other, requested: key, start: start))
             }
         }
@@ -54,7 +53,7 @@ struct Diagnosis {
         var named: Set<String> = []
         let wanted = String(describing: key.type)
         for container in order + outside {
-            for (other, _) in container.registrationsInOrder(scope: scope) where other.type != key.type {
+            for other in container.registeredKeysInOrder(scope: scope) where other.type != key.type {
                 let name = String(describing: other.type)
                 guard named.insert(name).inserted else { continue }
                 if name == wanted {

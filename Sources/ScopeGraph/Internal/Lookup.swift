@@ -355,14 +355,30 @@ extension Container {
 
     /// This container's registrations (and the active scope's overrides on it), in
     /// registration order: overrides first, innermost scope first.
-    func registrationsInOrder(scope: ResolutionScope?) -> [(key: Key, entry: AnyEntry)] {
+    ///
+    /// Records become entries (see PlainRegistration.swift), unless `recordsToo` is false: then
+    /// they are left out.
+    func registrationsInOrder(scope: ResolutionScope?, recordsToo: Bool = true) -> [(key: Key, entry: AnyEntry)] {
         let own = withState { state in
-            state.registrations.indices.sorted {
-                state.registrations[$0].value.sequence < state.registrations[$1].value.sequence
+            Self.indicesInOrder(state).compactMap { index -> (key: Key, entry: AnyEntry)? in
+                guard recordsToo || state.registrations.values[index].entry != nil else { return nil }
+                return (key: state.registrations.keys[index], entry: materialize(at: index, in: &state))
             }
-            .map { (key: state.registrations[$0].key, entry: materialize(at: $0, in: &state)) }
         }
         return (scope?.overrides(in: self) ?? []) + own
+    }
+
+    /// The keys of `registrationsInOrder`, records' too, without making entries of them.
+    func registeredKeysInOrder(scope: ResolutionScope?) -> [Key] {
+        let own = withState { state in Self.indicesInOrder(state).map { state.registrations.keys[$0] } }
+        return (scope?.overrides(in: self).map(\.key) ?? []) + own
+    }
+
+    /// The positions of `state`'s registrations, in registration order.
+    private static func indicesInOrder(_ state: State) -> [[Key: Registered].Index] {
+        state.registrations.indices.sorted {
+            state.registrations.values[$0].sequence < state.registrations.values[$1].sequence
+        }
     }
 
     /// This container and its live descendants, depth first, children in creation order.
