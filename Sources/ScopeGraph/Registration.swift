@@ -78,13 +78,18 @@ public final class Registration<T>: Sendable {
     /// - Returns: This registration, for chaining.
     @discardableResult
     public func implements<U>(_ type: U.Type, tag: ServiceTag? = nil) -> Registration<T> {
-        // A record's handle: nothing to do once the registration is gone (removed, replaced,
-        // or its container deallocated).
+        // Nothing to do once the registration is gone (removed, replaced, or its container
+        // deallocated): a stale handle must not bring it back under another key.
         guard let entry = currentEntry else { return self }
+        let target: (any RegistrationStore)?
+        if let store {
+            target = store.value
+        } else {
+            guard let owner = entry.owner, owner.isRegistered(entry) else { return self }
+            target = owner
+        }
         let key = Key(U.self, tag: tag, arguments: entry.key.arguments)
         entry.addForward(key)
-        let target: (any RegistrationStore)?
-        if let store { target = store.value } else { target = entry.owner }
         target?.store(entry, under: key)
         return self
     }

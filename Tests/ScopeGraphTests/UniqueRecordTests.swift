@@ -96,6 +96,19 @@ import Testing
         #expect(old.key.typeName == "Widget" && old.lifetime == .unique)
     }
 
+    /// Whatever the lifetime (a record's handle or an entry's), a handle whose registration
+    /// was removed does not bring it back under a forwarded key.
+    @Test(arguments: [Lifetime.unique, .graph, .singleton])
+    func implementsThroughTheHandleOfARemovedRegistrationAddsNothing(lifetime: Lifetime) throws {
+        let container = Container(name: "app")
+        let registration = container.register(Gear.self, lifetime: lifetime) { _ in Gear() }
+        _ = try container.resolve(Gear.self)
+        container.remove(registration)
+        registration.implements((any Named).self)
+        #expect(try container.resolveIfRegistered((any Named).self) == nil)
+        #expect(try container.resolveIfRegistered(Gear.self) == nil)
+    }
+
     @Test func aChildResolvingItsParentsRecordSharesItsEntry() throws {
         let app = Container(name: "app")
         app.register(Widget.self, lifetime: .unique) { _ in Widget("app's") }

@@ -97,6 +97,11 @@ extension Container {
         return entryType(type)
     }
 
+    /// Whether `entry` is registered here under its own key (not removed or replaced).
+    func isRegistered(_ entry: AnyEntry) -> Bool {
+        withState { $0.registrations[entry.key]?.entry === entry }
+    }
+
     /// The entry registered here under `key`, if any (made from its record if needed). Call
     /// with the lock held.
     func ownEntry(_ key: Key, in state: inout State) -> AnyEntry? {
