@@ -134,6 +134,11 @@ extension Container: RegistrationStore {
         if removed { release([entry]) }
     }
 
+    /// Whether `entry` is registered here under its own key (not removed or replaced).
+    func isRegistered(_ entry: AnyEntry) -> Bool {
+        withState { $0.registrations[entry.key]?.entry === entry }
+    }
+
     /// Removes every registration of this container and every instance cached in it,
     /// including `perContainer` instances of registrations owned by ancestors.
     public func removeAll() {

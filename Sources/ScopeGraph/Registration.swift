@@ -7,7 +7,7 @@
 ///     .onResolved { r, logger in logger.sink = try r.resolve() }
 /// ```
 public final class Registration<T>: Sendable {
-    /// The registration's entry; `nil` for one stored as a record (see `plain`).
+    /// The registration's entry; `nil` for one stored as a record (see `plainKey`).
     @usableFromInline let entry: Entry<T>?
     /// Where `implements` stores forwarded keys when it is not the entry's owner (an override
     /// scope's table); `nil` for the owner, which the entry already references weakly.

@@ -26,6 +26,14 @@ extension Container {
         return makeOwnerLink()
     }
 
+    /// `ownerLink`, unretained: without a retain and a release around it, since this
+    /// container keeps its link for as long as it lives.
+    var unretainedOwnerLink: Unmanaged<OwnerLink> {
+        let bits = ownerLinkBits.load(ordering: .acquiring)
+        if bits != 0 { return Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!) }
+        return Unmanaged.passUnretained(makeOwnerLink())
+    }
+
     @inline(never)
     private func makeOwnerLink() -> OwnerLink {
         let made = Unmanaged.passRetained(OwnerLink(self))

@@ -60,10 +60,7 @@ extension Container {
     func storePlain(_ key: Key, factory: PlainFactory) -> (sequence: Int, owner: Unmanaged<OwnerLink>) {
         let sequence = Self.sequences.wrappingAdd(1, ordering: .relaxed).oldValue
         store(Registered(plain: factory, sequence: sequence), under: key)
-        // Unretained, without a retain and release around it: the container keeps its link.
-        _ = ownerLink
-        let bits = ownerLinkBits.load(ordering: .acquiring)
-        return (sequence, Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: bits)!))
+        return (sequence, unretainedOwnerLink)
     }
 
     /// The entry of the registration stored under `key` with `sequence`, made from its record
@@ -95,11 +92,6 @@ extension Container {
     private static func entryType(of type: Any.Type) -> AnyEntry.Type {
         func entryType<T>(_: T.Type) -> AnyEntry.Type { Entry<T>.self }
         return entryType(type)
-    }
-
-    /// Whether `entry` is registered here under its own key (not removed or replaced).
-    func isRegistered(_ entry: AnyEntry) -> Bool {
-        withState { $0.registrations[entry.key]?.entry === entry }
     }
 
     /// The entry registered here under `key`, if any (made from its record if needed). Call
