@@ -165,6 +165,16 @@ import Testing
         #expect(try container.resolve(Holder.self).widget != nil)
     }
 
+    @Test func resolveAllMakesEntriesOfTheRequestedTypesRecordsOnly() throws {
+        let container = Container(name: "app")
+        container.register(Widget.self, tag: "a", lifetime: .unique) { _ in Widget("a") }
+        container.register(Widget.self, tag: "b", lifetime: .unique) { _ in Widget("b") }
+        container.register(Payload.self, lifetime: .unique) { _ in Payload() }
+        #expect(try container.resolveAll(Widget.self).map(\.name) == ["a", "b"])
+        #expect(isRecord(Payload.self, in: container))
+        #expect(try container.resolveAll(Widget.self).map(\.name) == ["a", "b"])
+    }
+
     @Test func bootstrappingAndErrorSuggestionsLeaveRecordsAsTheyAre() throws {
         let container = Container(name: "app")
         container.register(Widget.self, tag: "a", lifetime: .unique) { _ in Widget() }

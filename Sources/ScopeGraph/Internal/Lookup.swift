@@ -356,16 +356,20 @@ extension Container {
     /// This container's registrations (and the active scope's overrides on it), in
     /// registration order: overrides first, innermost scope first.
     ///
-    /// Records become entries (see PlainRegistration.swift), unless `recordsToo` is false: then
-    /// they are left out.
-    func registrationsInOrder(scope: ResolutionScope?, recordsToo: Bool = true) -> [(key: Key, entry: AnyEntry)] {
+    /// Only the registrations whose key `matches` are listed. Records among them become
+    /// entries (see PlainRegistration.swift), unless `recordsToo` is false: then they are left
+    /// out.
+    func registrationsInOrder(
+        scope: ResolutionScope?, recordsToo: Bool = true, matching matches: (Key) -> Bool = { _ in true }
+    ) -> [(key: Key, entry: AnyEntry)] {
         let own = withState { state in
             Self.indicesInOrder(state).compactMap { index -> (key: Key, entry: AnyEntry)? in
-                guard recordsToo || state.registrations.values[index].entry != nil else { return nil }
-                return (key: state.registrations.keys[index], entry: materialize(at: index, in: &state))
+                let key = state.registrations.keys[index]
+                guard matches(key), recordsToo || state.registrations.values[index].entry != nil else { return nil }
+                return (key: key, entry: materialize(at: index, in: &state))
             }
         }
-        return (scope?.overrides(in: self) ?? []) + own
+        return (scope?.overrides(in: self).filter { matches($0.key) } ?? []) + own
     }
 
     /// The keys of `registrationsInOrder`, records' too, without making entries of them.

@@ -321,8 +321,11 @@ final class ResolutionContext: @unchecked Sendable {
             var included: Set<ObjectIdentifier> = []
             var results: [T] = []
             for container in start.lookupOrder() {
-                for (key, entry) in container.registrationsInOrder(scope: context.scope)
-                where key.type == T.self && key.arguments.isEmpty && seen.insert(key).inserted {
+                // Only `T`'s registrations: the others stay records if they are.
+                let candidates = container.registrationsInOrder(scope: context.scope) {
+                    $0.type == T.self && $0.arguments.isEmpty
+                }
+                for (key, entry) in candidates where seen.insert(key).inserted {
                     guard included.insert(ObjectIdentifier(entry)).inserted else { continue }
                     let request = Request(key: key, start: start, arguments: nil)
                     results.append(try context.produce(entry, request, as: T.self))
