@@ -75,8 +75,9 @@ struct ProfileFixture {
 
 struct Boom: Error {}
 
-/// Waits for `work`, running in a new task, for at most `seconds`; records an issue and returns
-/// `nil` if it has not finished by then (the watchdog of concurrency tests). No thread blocks
+/// Waits for `work`, running in a new task, for at most `seconds` from when it starts (and
+/// `10 × seconds` in all); records an issue and returns `nil` if it has not finished by then
+/// (the watchdog of concurrency tests). No thread blocks
 /// while waiting: a timer resumes the wait if the work does not.
 func withWatchdog<R: Sendable>(
     seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
@@ -94,10 +95,15 @@ func withWatchdog<R: Sendable>(
         waiter.withLock { $0 = continuation }
         task.withLock {
             $0 = Task {
+                // The clock starts when the work does: other suites' synchronous tests may hold
+                // every thread of the cooperative pool for a while before it starts (under
+                // ThreadSanitizer on 2 cores, for tens of seconds), which is no hang of this work.
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish(nil) }
                 do { finish(.success(try await work())) } catch { finish(.failure(error)) }
             }
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish(nil) }
+        // A work that never starts at all (a pool blocked for good) still fails, later.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10 * seconds) { finish(nil) }
     }
     guard let outcome else {
         task.withLock { $0?.cancel() }
