@@ -81,12 +81,26 @@ extension Container: RegistrationStore {
             Registered(entry: entry, sequence: Self.sequences.wrappingAdd(1, ordering: .relaxed).oldValue), under: key)
     }
 
-    /// Stores `registered` under `key` (its own key, or one it forwards).
-    func store(_ registered: Registered, under key: Key) {
+    /// Makes `entry`, registered here, also answer for `key` (`implements`), in one step with
+    /// checking that it still is: a `remove` at the same time either sees the forwarded key
+    /// (and removes it too) or makes this do nothing.
+    func storeForward(_ entry: AnyEntry, under key: Key) {
+        let registered = Registered(entry: entry, sequence: Self.sequences.wrappingAdd(1, ordering: .relaxed).oldValue)
+        store(registered, under: key) { state in
+            guard state.registrations[entry.key]?.entry === entry else { return false }
+            entry.addForward(key)
+            return true
+        }
+    }
+
+    /// Stores `registered` under `key` (its own key, or one it forwards); when `condition`
+    /// (checked under the lock, before anything changes) is false, stores nothing.
+    func store(_ registered: Registered, under key: Key, if condition: ((inout State) -> Bool)? = nil) {
         let entry = registered.entry
         // The old snapshot, and a registration this key displaced, are released when the
         // statement ends, after the lock.
         let (replaced, next, _, displaced) = withState { state -> (AnyEntry?, [Container], MemoSnapshot?, AnyEntry?) in
+            if let condition, !condition(&state) { return (nil, [], nil, nil) }
             guard let old = state.registrations.updateValue(registered, forKey: key) else {
                 // A new key drops nothing: forget this container's lookups under the same lock.
                 let forgotten = forgetLookups(&state, dropping: [])
@@ -132,11 +146,6 @@ extension Container: RegistrationStore {
             return found
         }
         if removed { release([entry]) }
-    }
-
-    /// Whether `entry` is registered here under its own key (not removed or replaced).
-    func isRegistered(_ entry: AnyEntry) -> Bool {
-        withState { $0.registrations[entry.key]?.entry === entry }
     }
 
     /// Removes every registration of this container and every instance cached in it,

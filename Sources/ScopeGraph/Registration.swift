@@ -81,16 +81,14 @@ public final class Registration<T>: Sendable {
         // Nothing to do once the registration is gone (removed, replaced, or its container
         // deallocated): a stale handle must not bring it back under another key.
         guard let entry = currentEntry else { return self }
-        let target: (any RegistrationStore)?
-        if let store {
-            target = store.value
-        } else {
-            guard let owner = entry.owner, owner.isRegistered(entry) else { return self }
-            target = owner
-        }
         let key = Key(U.self, tag: tag, arguments: entry.key.arguments)
-        entry.addForward(key)
-        target?.store(entry, under: key)
+        if let store {
+            // An override scope's table (see `OverrideRegistrar`).
+            entry.addForward(key)
+            store.value?.store(entry, under: key)
+        } else {
+            entry.owner?.storeForward(entry, under: key)
+        }
         return self
     }
 

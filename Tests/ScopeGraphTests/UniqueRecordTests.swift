@@ -7,23 +7,16 @@ import Testing
 /// PlainRegistration.swift). Everything a registration does must work the same whichever form
 /// it is in when it is asked: these tests take each operation at each point of that change.
 @Suite struct UniqueRecordTests {
-    private final class Widget: Sendable {
-        let name: String
-        init(_ name: String = "widget") { self.name = name }
-    }
-    private protocol Named: Sendable { var name: String { get } }
-    private final class Gear: Named {
-        let name: String
-        init(_ name: String = "gear") { self.name = name }
-    }
+    private typealias Widget = RecordFixtures.Widget
+    private typealias Named = RecordFixtures.Named
+    private typealias Gear = RecordFixtures.Gear
     private final class Holder: @unchecked Sendable {
         var widget: Widget?
     }
-    private final class Payload: Sendable {}
+    private typealias Payload = RecordFixtures.Payload
 
-    /// Whether `key` is still a record in `container`.
     private func isRecord<T>(_ type: T.Type, tag: ServiceTag? = nil, in container: Container) -> Bool {
-        container.withState { $0.registrations[Key(T.self, tag: tag)]?.plainFunction != nil }
+        RecordFixtures.isRecord(type, tag: tag, in: container)
     }
 
     /// (Whether the first resolve builds from the record depends on whether an override scope

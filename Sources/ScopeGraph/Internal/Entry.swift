@@ -76,6 +76,13 @@ package class AnyEntry: @unchecked Sendable {
             extras.blocks.append(block)
             blockCount.store(UInt32(extras.blocks.count), ordering: .releasing)
         }
+        noteBlocksChanged()
+    }
+
+    /// Tells constructions from the record this entry was made from, if any, that its blocks
+    /// changed (see `Container.recordBlocks`).
+    private func noteBlocksChanged() {
+        if identity & 1 != 0 { Container.recordBlocks.add(1, ordering: .releasing) }
     }
 
     /// The `onResolved` blocks, in the order added; empty without taking the lock when none.
@@ -113,6 +120,7 @@ package class AnyEntry: @unchecked Sendable {
             blockCount.store(UInt32(extras.blocks.count), ordering: .releasing)
             return undone
         }
+        noteBlocksChanged()
     }
 
     /// What `capturedExtras` returns and `restoreExtras` takes.

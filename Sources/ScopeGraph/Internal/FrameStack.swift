@@ -54,6 +54,17 @@ struct FrameStack: ~Copyable {
         return false
     }
 
+    /// True when the frames from position `start` on all build new `unique` instances (a
+    /// construction from a record is one).
+    func onlyUniqueConstructions(from start: Int) -> Bool {
+        var position = start
+        while position < count {
+            if let entry = base[position].entry, entry.lifetime != .unique { return false }
+            position += 1
+        }
+        return true
+    }
+
     private mutating func grow() {
         let larger = UnsafeMutablePointer<ResolutionContext.Frame>.allocate(capacity: capacity * 2)
         larger.moveInitialize(from: base, count: count)

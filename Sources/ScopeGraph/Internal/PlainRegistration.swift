@@ -101,6 +101,12 @@ extension Container {
         return materialize(at: index, in: &state)
     }
 
+    /// Counts blocks added to (or restored on) entries made from records. A construction from
+    /// a record compares it with its value when the resolve started, so that a block added
+    /// while the factory runs (by the factory itself, or on another thread before the
+    /// construction ends) runs for that instance, at the price of one load per construction.
+    static let recordBlocks = Atomic<Int>(0)
+
     /// Hands out registration sequences: process-wide, so that a record's sequence is also its
     /// identity (see `Registered.plainIdentity`).
     static let sequences = Atomic<Int>(0)

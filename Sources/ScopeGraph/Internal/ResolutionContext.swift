@@ -48,13 +48,17 @@ final class ResolutionContext: @unchecked Sendable {
     /// While a block runs: the chain of instances whose blocks led to it, itself last. A new
     /// `unique` instance of an entry already in the chain would start the same blocks again,
     /// forever: that is a cycle, reported instead of looping.
-    @exclusivity(unchecked) private var blockLineage: [(entry: ObjectIdentifier, key: Key, isUnique: Bool)] = []
+    @exclusivity(unchecked) private var blockLineage: [LineageLink] = []
     /// While a block runs: the keys that were being built when its instance's factory
     /// returned (see `Pending.ancestors`), which errors put before the stack's.
     @exclusivity(unchecked) private var blockPath: [Key] = []
     /// While a block runs: the depth of its frame, so that the stack is this deep exactly for
     /// the block's own requests (not for those of the factories they run); -1 otherwise.
     @exclusivity(unchecked) private var blockFrameDepth = -1
+    /// `Container.recordBlocks` when this resolve started: a construction from a record that
+    /// finds it changed looks for blocks added to the registration meanwhile (see
+    /// `Container.entryMadeMeanwhile`).
+    @exclusivity(unchecked) var recordBlocksSeen = 0
     /// Where the top-level request started, for suggestions in errors.
     /// Unretained: the caller of the top-level resolve holds the container for its duration,
     /// and retaining it (a weakly referenced object, so through its side table) would cost
@@ -127,6 +131,18 @@ final class ResolutionContext: @unchecked Sendable {
         let start: ObjectIdentifier
     }
 
+    /// One instance whose blocks led to the running block (see `blockLineage`).
+    struct LineageLink {
+        let entry: ObjectIdentifier
+        let key: Key
+        /// The instance of a `unique` registration: its blocks run again for each new one.
+        let isUnique: Bool
+        /// Reached from the previous link's block through new `unique` instances only. A
+        /// shared instance on the way (`graph` or cached) would be found again the next time
+        /// round, which closes the chain.
+        let reachedThroughUniqueOnly: Bool
+    }
+
     struct Pending {
         /// Process-wide order in which factories finished, so a group of resolves sharing a
         /// cycle runs all its blocks in one order.
@@ -134,7 +150,9 @@ final class ResolutionContext: @unchecked Sendable {
         let key: Key
         let entry: AnyEntry
         /// The instances whose blocks led to this one, oldest first (see `blockLineage`).
-        let lineage: [(entry: ObjectIdentifier, key: Key, isUnique: Bool)]
+        let lineage: [LineageLink]
+        /// Built, from the running block (if any), through new `unique` instances only.
+        let reachedThroughUniqueOnly: Bool
         /// The keys that were being built when this instance's factory returned, from the
         /// top-level request down (not including `key`): the path of its blocks' errors.
         let ancestors: [Key]
@@ -210,7 +228,10 @@ final class ResolutionContext: @unchecked Sendable {
             context = Unmanaged.passRetained(ResolutionContext())
             thread.ownContext = context
         }
-        context._withUnsafeGuaranteedRef { $0.begin(in: ScopeActivity.current) }
+        context._withUnsafeGuaranteedRef {
+            $0.recordBlocksSeen = Container.recordBlocks.load(ordering: .acquiring)
+            $0.begin(in: ScopeActivity.current)
+        }
         thread.context = context
         return context
     }
@@ -413,11 +434,14 @@ final class ResolutionContext: @unchecked Sendable {
         if let identity, !stack.isEmpty, stack.contains(identity) {
             throw cycleError(requested ?? entry.key)
         }
-        // The chain since the earlier instance of this entry is all `unique`: each new
-        // instance's blocks would create the next one again, without end.
+        // The chain since the earlier instance of this entry is all new `unique` instances
+        // (the instances whose blocks led here, and every construction between them): each
+        // new instance's blocks would create the next one again, without end.
         if !blockLineage.isEmpty, entry.lifetime == .unique,
             let earlier = blockLineage.lastIndex(where: { $0.entry == ObjectIdentifier(entry) }),
-            blockLineage[earlier...].allSatisfy({ $0.isUnique })
+            blockLineage[earlier...].allSatisfy({ $0.isUnique }),
+            blockLineage[(earlier + 1)...].allSatisfy({ $0.reachedThroughUniqueOnly }),
+            onlyNewUniqueInstancesSinceBlock
         {
             let key = requested ?? entry.key
             let chain = blockLineage.map(\.key) + [key]
@@ -428,6 +452,12 @@ final class ResolutionContext: @unchecked Sendable {
                 ])
         }
         stack.push(Frame(requestedKey: requested, entry: entry, identity: identity))
+    }
+
+    /// True when every construction in progress since the running block's frame is a new
+    /// `unique` instance (and when no block runs).
+    private var onlyNewUniqueInstancesSinceBlock: Bool {
+        blockFrameDepth < 0 || stack.onlyUniqueConstructions(from: blockFrameDepth)
     }
 
     /// Pushes the frame of a new instance built from a record stored under `key`
@@ -458,7 +488,10 @@ final class ResolutionContext: @unchecked Sendable {
             let resolver = Resolver(container: root)
             let sequence = Self.blockSequence.add(1, ordering: .relaxed).newValue
             pending.append(
-                Pending(sequence: sequence, key: key, entry: entry, lineage: blockLineage, ancestors: pathKeys) {
+                Pending(
+                    sequence: sequence, key: key, entry: entry, lineage: blockLineage,
+                    reachedThroughUniqueOnly: onlyNewUniqueInstancesSinceBlock, ancestors: pathKeys
+                ) {
                     for block in blocks { try block(resolver, instance) }
                 })
         }
@@ -583,7 +616,12 @@ final class ResolutionContext: @unchecked Sendable {
     /// context.
     func run(_ item: Pending) throws {
         stack.push(Frame(requestedKey: item.key, entry: item.entry, identity: nil))
-        blockLineage = item.lineage + [(ObjectIdentifier(item.entry), item.key, item.entry.lifetime == .unique)]
+        blockLineage =
+            item.lineage + [
+                LineageLink(
+                    entry: ObjectIdentifier(item.entry), key: item.key, isUnique: item.entry.lifetime == .unique,
+                    reachedThroughUniqueOnly: item.reachedThroughUniqueOnly)
+            ]
         let outerPath = blockPath
         let outerDepth = blockFrameDepth
         blockPath = item.ancestors

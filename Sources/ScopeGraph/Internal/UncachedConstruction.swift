@@ -136,6 +136,10 @@ extension Container {
                             of: ObjectIdentifier(entry), from: ObjectIdentifier(self), box: graphBox)
                     }
                 }
+            } else if let made = entryMadeMeanwhile(identity: construction.identity, in: context) {
+                // The record became an entry that got blocks while its factory ran: they run for
+                // this instance too, as they would have had it been an entry all along.
+                context.leaveConstruction(made, key: made.key, root: self, value: value())
             } else {
                 context.leavePlainConstruction()
             }
@@ -155,6 +159,26 @@ extension Container {
             guard let thread = construction.thread else { return failure }
             return thread._withUnsafeGuaranteedRef { context.endTopLevel(on: $0, failure: failure) }
         }
+    }
+
+    /// The entry made, while a construction from a record ran, from that record (by its
+    /// `identity`), when it has `onResolved` blocks; `nil` otherwise. Looked for only when a
+    /// block was added to any such entry since the resolve started (`Container.recordBlocks`):
+    /// otherwise there is none.
+    private func entryMadeMeanwhile(
+        identity: ResolutionContext.Identity, in context: ResolutionContext
+    ) -> AnyEntry? {
+        guard Container.recordBlocks.load(ordering: .acquiring) != context.recordBlocksSeen else { return nil }
+        let key = context.stack.last!.key
+        // The record was found here or in an ancestor (the container whose memo answers).
+        var container: Container? = self
+        while let current = container {
+            if let entry = current.withState({ $0.registrations[key]?.entry }), entry.identity == identity.bits {
+                return entry.hasOnResolvedBlocks ? entry : nil
+            }
+            container = current.parent
+        }
+        return nil
     }
 
     /// Starts building a new instance from `plain`, the record stored under `key` here, on
