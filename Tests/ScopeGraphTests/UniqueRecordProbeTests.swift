@@ -4,8 +4,8 @@ import Testing
 @testable import ScopeGraph
 
 /// Adversarial probes of `unique` registrations stored as records (PlainRegistration.swift):
-/// every operation at every point of the record → entry change, against the contract
-/// (the design contract). Complements UniqueRecordTests.
+/// every operation at every point of the record → entry change, against the design contract.
+/// Complements UniqueRecordTests.
 @Suite struct UniqueRecordProbeTests {
     private final class A: @unchecked Sendable { var b: B? }
     private final class B: @unchecked Sendable {
