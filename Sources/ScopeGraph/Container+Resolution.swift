@@ -73,7 +73,7 @@ extension Container: Resolving, ResolutionEntryPoint {
         } catch {
             throw failUncachedConstruction(construction, error)
         }
-        try finishUncachedConstruction(construction, value, graphBox: nil)
+        try finishPlainConstruction(construction, value)
         return value
     }
 

@@ -55,10 +55,10 @@ final class ResolutionContext: @unchecked Sendable {
     /// While a block runs: the depth of its frame, so that the stack is this deep exactly for
     /// the block's own requests (not for those of the factories they run); -1 otherwise.
     @exclusivity(unchecked) private var blockFrameDepth = -1
-    /// `Container.recordBlocks` when this resolve started: a construction from a record that
-    /// finds it changed looks for blocks added to the registration meanwhile (see
-    /// `Container.entryMadeMeanwhile`).
-    @exclusivity(unchecked) var recordBlocksSeen = 0
+    /// `Container.recordBlocks` when this resolve's first construction from a record started
+    /// (`nil` before): one that finds it changed when it ends looks for blocks added to its
+    /// registration meanwhile (see `Container.entryMadeMeanwhile`).
+    @exclusivity(unchecked) private(set) var recordBlocksSeen: Int?
     /// Where the top-level request started, for suggestions in errors.
     /// Unretained: the caller of the top-level resolve holds the container for its duration,
     /// and retaining it (a weakly referenced object, so through its side table) would cost
@@ -182,6 +182,7 @@ final class ResolutionContext: @unchecked Sendable {
         if !graph.isEmpty { graph.removeAll() }
         if !pending.isEmpty { pending.removeAll(keepingCapacity: true) }
         lastConstructed = nil
+        recordBlocksSeen = nil
         topLevelStart = nil
         endsWithTopLevelBuild = false
         finishedEarly = false
@@ -228,10 +229,7 @@ final class ResolutionContext: @unchecked Sendable {
             context = Unmanaged.passRetained(ResolutionContext())
             thread.ownContext = context
         }
-        context._withUnsafeGuaranteedRef {
-            $0.recordBlocksSeen = Container.recordBlocks.load(ordering: .acquiring)
-            $0.begin(in: ScopeActivity.current)
-        }
+        context._withUnsafeGuaranteedRef { $0.begin(in: ScopeActivity.current) }
         thread.context = context
         return context
     }
@@ -465,6 +463,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// registration is already being built.
     func enterPlainConstruction(_ key: consuming Key, identity: Identity) throws {
         if !stack.isEmpty, stack.contains(identity) { throw cycleError(key) }
+        if recordBlocksSeen == nil { recordBlocksSeen = Container.recordBlocks.load(ordering: .acquiring) }
         stack.push(Frame(requestedKey: key, entry: nil, identity: identity))
     }
 

@@ -126,17 +126,28 @@ extension Container {
     func finishUncachedConstruction(
         _ construction: UncachedConstruction, _ value: @autoclosure () -> Any, graphBox: AnyObject?
     ) throws {
+        // Held: the entry of a construction of an entry (see `finishPlainConstruction`).
+        let entry = Unmanaged<AnyEntry>.fromOpaque(construction.held.unsafelyUnwrapped)
+        defer { entry.release() }
+        try entry._withUnsafeGuaranteedRef { entry in
+            try construction.context._withUnsafeGuaranteedRef { context in
+                context.leaveConstruction(entry, key: entry.key, root: self, value: value())
+                if let graphBox {
+                    context.storeGraphInstance(of: ObjectIdentifier(entry), from: ObjectIdentifier(self), box: graphBox)
+                }
+                if let thread = construction.thread {
+                    try thread._withUnsafeGuaranteedRef { try context.endTopLevel(on: $0) }
+                }
+            }
+        }
+    }
+
+    /// Finishes a construction from a record whose factory returned `value`.
+    @usableFromInline
+    func finishPlainConstruction(_ construction: UncachedConstruction, _ value: @autoclosure () -> Any) throws {
         defer { construction.releaseHeld() }
         try construction.context._withUnsafeGuaranteedRef { context in
-            if let entry = construction.entry {
-                entry._withUnsafeGuaranteedRef { entry in
-                    context.leaveConstruction(entry, key: entry.key, root: self, value: value())
-                    if let graphBox {
-                        context.storeGraphInstance(
-                            of: ObjectIdentifier(entry), from: ObjectIdentifier(self), box: graphBox)
-                    }
-                }
-            } else if let made = entryMadeMeanwhile(identity: construction.identity, in: context) {
+            if let made = entryMadeMeanwhile(identity: construction.identity, in: context) {
                 // The record became an entry that got blocks while its factory ran: they run for
                 // this instance too, as they would have had it been an entry all along.
                 context.leaveConstruction(made, key: made.key, root: self, value: value())
@@ -168,7 +179,9 @@ extension Container {
     private func entryMadeMeanwhile(
         identity: ResolutionContext.Identity, in context: ResolutionContext
     ) -> AnyEntry? {
-        guard Container.recordBlocks.load(ordering: .acquiring) != context.recordBlocksSeen else { return nil }
+        guard Container.recordBlocks.load(ordering: .acquiring) != context.recordBlocksSeen.unsafelyUnwrapped else {
+            return nil
+        }
         let key = context.stack.last!.key
         // The record was found here or in an ancestor (the container whose memo answers).
         var container: Container? = self
