@@ -78,14 +78,14 @@ extension Container: RegistrationStore {
             hasHadOwnerRootedRegistrations.store(true, ordering: .relaxed)
         }
         store(
-            Registered(entry: entry, sequence: Self.sequences.wrappingAdd(1, ordering: .relaxed).oldValue), under: key)
+            Registered(entry: entry, sequence: Self.nextSequence()), under: key)
     }
 
     /// Makes `entry`, registered here, also answer for `key` (`implements`), in one step with
     /// checking that it still is: a `remove` at the same time either sees the forwarded key
     /// (and removes it too) or makes this do nothing.
     func storeForward(_ entry: AnyEntry, under key: Key) {
-        let registered = Registered(entry: entry, sequence: Self.sequences.wrappingAdd(1, ordering: .relaxed).oldValue)
+        let registered = Registered(entry: entry, sequence: Self.nextSequence())
         store(registered, under: key) { state in
             guard state.registrations[entry.key]?.entry === entry else { return false }
             entry.addForward(key)

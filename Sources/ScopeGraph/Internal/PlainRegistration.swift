@@ -58,7 +58,7 @@ extension Container {
     /// unretained, for the handle.
     @usableFromInline
     func storePlain(_ key: Key, factory: PlainFactory) -> (sequence: Int, owner: Unmanaged<OwnerLink>) {
-        let sequence = Self.sequences.wrappingAdd(1, ordering: .relaxed).oldValue
+        let sequence = Self.nextSequence()
         store(Registered(plain: factory, sequence: sequence), under: key)
         return (sequence, unretainedOwnerLink)
     }
@@ -107,7 +107,9 @@ extension Container {
     /// construction ends) runs for that instance, at the price of one load per construction.
     static let recordBlocks = Atomic<Int>(0)
 
-    /// Hands out registration sequences: process-wide, so that a record's sequence is also its
+    /// The next registration sequence: process-wide, so that a record's sequence is also its
     /// identity (see `Registered.plainIdentity`).
-    static let sequences = Atomic<Int>(0)
+    static func nextSequence() -> Int { sequences.wrappingAdd(1, ordering: .relaxed).oldValue }
+
+    private static let sequences = Atomic<Int>(0)
 }

@@ -45,11 +45,6 @@ struct UncachedConstruction {
         self.thread = thread
     }
 
-    /// The entry of a construction of an entry (unretained: the construction holds it).
-    @usableFromInline var entry: Unmanaged<AnyEntry>? {
-        plainFunction == nil ? held.map { Unmanaged.fromOpaque($0) } : nil
-    }
-
     /// The factory of a construction from a record of `T`.
     @inlinable
     func plainFactory<T>(of type: T.Type, function: UnsafeRawPointer) -> FactoryBox<T> {
@@ -165,8 +160,8 @@ extension Container {
     func failUncachedConstruction(_ construction: UncachedConstruction, _ error: any Error) -> any Error {
         defer { construction.releaseHeld() }
         return construction.context._withUnsafeGuaranteedRef { context in
-            let key = construction.entry.map { $0._withUnsafeGuaranteedRef { $0.key } } ?? context.stack.last!.key
-            let failure = context.failConstruction(key, error)
+            // The construction's own frame, on top: its key is the entry's, or the record's.
+            let failure = context.failConstruction(context.stack.last!.key, error)
             guard let thread = construction.thread else { return failure }
             return thread._withUnsafeGuaranteedRef { context.endTopLevel(on: $0, failure: failure) }
         }
@@ -174,8 +169,9 @@ extension Container {
 
     /// The entry made, while a construction from a record ran, from that record (by its
     /// `identity`), when it has `onResolved` blocks; `nil` otherwise. Looked for only when a
-    /// block was added to any such entry since the resolve started (`Container.recordBlocks`):
-    /// otherwise there is none.
+    /// block was added to any such entry since the resolve's first construction from a record
+    /// started (`Container.recordBlocks`, `ResolutionContext.recordBlocksSeen`): otherwise
+    /// there is none.
     private func entryMadeMeanwhile(
         identity: ResolutionContext.Identity, in context: ResolutionContext
     ) -> AnyEntry? {
