@@ -30,8 +30,7 @@ extension Container {
     private func eagerEntries(scope: ResolutionScope?) -> [AnyEntry] {
         var keys: Set<Key> = []
         var entries: [AnyEntry] = []
-        // A record is a `unique` registration: it is left as it is.
-        for (key, entry) in registrationsInOrder(scope: scope, recordsToo: false) where keys.insert(key).inserted {
+        for (key, entry) in registrationsInOrder(scope: scope) where keys.insert(key).inserted {
             guard entry.owner === self, entry.lifetime == .eagerSingleton, entry.key.arguments.isEmpty,
                 !entries.contains(where: { $0 === entry })
             else { continue }

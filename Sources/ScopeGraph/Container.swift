@@ -24,50 +24,35 @@ public final class Container: Sendable {
     public let name: String
     /// The parent, or `nil` for a root. A child keeps its parent alive.
     public let parent: Container?
-    /// `parent`, unretained, for walks on the resolve path that must not touch reference
-    /// counts (a container's `parent` keeps it alive).
-    let parentReference: Unmanaged<Container>?
+    /// Process-wide and never reused: what this container is told apart by in lists that may
+    /// outlive it (its parent's children, other containers' links).
+    let serial: UInt64
 
-    /// The lock of `lockedState` (see `LockWord`): in the container itself, so that a
-    /// container is one allocation and taking its lock follows no pointer.
-    private let stateWord = Atomic<UInt32>(0)
-    /// Registrations, links, children and pending lookups: reachable only through `withState`.
-    /// No dynamic exclusivity check: the lock already makes every access exclusive.
-    @exclusivity(unchecked) private nonisolated(unsafe) var lockedState = State()
+    /// Registrations, links, children, pending lookups and `perContainer` instances, behind
+    /// this container's lock. No user code runs inside it.
+    let state = Mutex(State())
     /// The memo snapshot (a retained `MemoSnapshot`, as bits; 0 for none), read without locks
-    /// by the cached-resolve fast path. Replaced only with this container's lock held (inside
-    /// `withState`).
-    @usableFromInline let memo = Atomic<Int>(0)
-    /// True while this container has no registrations and no collaboration links, so that
-    /// its lookups are exactly its parent's: it then reads its parent's memo instead of
-    /// building its own (a request-scope child costs no lookup walks). Updated with every
-    /// invalidation of this container's lookups, which follows every such change.
+    /// by lookups. Replaced only with this container's lock held.
+    let memo = Atomic<Int>(0)
+    /// True while this container has no registrations and no collaboration links, so that its
+    /// lookups are exactly its parent's: it then reads its parent's memo instead of building
+    /// its own (a request-scope child costs no lookup walks).
     let isTransparent = Atomic<Bool>(true)
-    /// The retained `OwnerLink` this container's registrations share, as bits (0 until the
-    /// first registration makes it).
-    let ownerLinkBits = Atomic<Int>(0)
-    /// Set (with the lock held) when another container first links to this one, so that a
-    /// container nobody ever linked to (a request scope) frees without taking its lock to look
-    /// for containers to tell.
+    /// The link this container's registrations share, made by the first registration.
+    let lazyOwnerLink = AtomicLazyReference<OwnerLink>()
+    /// Set when another container first links to this one, so that a container nobody linked
+    /// to (a request scope) frees without looking for containers to tell.
     private let hasHadDependents = Atomic<Bool>(false)
-    /// Whether a singleton, weak or eager registration was ever stored here: only then has
-    /// `deinit` cached instances to drop.
-    let hasHadOwnerRootedRegistrations = Atomic<Bool>(false)
+
+    private static let serials = Atomic<UInt64>(0)
 
     /// Runs `body` with this container's state, under its lock. No user code may run inside
     /// (a factory or block that resolves would take the lock again).
-    @inline(__always)
     func withState<R>(_ body: (inout State) throws -> R) rethrows -> R {
-        LockWord.lock(stateWord, of: self)
-        defer { LockWord.unlock(stateWord, of: self) }
-        return try body(&lockedState)
+        try state.withLock { state in try body(&state) }
     }
 
-    /// True while this container's lock is taken and a thread may be sleeping for it (for
-    /// tests).
-    var isStateLockWanted: Bool { LockWord.isWanted(stateWord) }
-
-    struct State {
+    struct State: ~Copyable {
         var registrations = [Key: Registered]()
         var collaborators: [WeakContainer] = []
         /// Containers that collaborate with this one (reverse links), for cache invalidation.
@@ -77,59 +62,17 @@ public final class Container: Sendable {
         var pendingLookups = [Key: MemoRecord]()
         var memoCount = 0
         var generation: UInt64 = 0
-        /// `perContainer` instances whose top-level resolve started here, by entry.
-        var perContainer = SmallMap<ObjectIdentifier, AnySlot>()
+        /// `perContainer` instances whose top-level resolve started here, by the serial of
+        /// their registration (never reused: a registration freed meanwhile cannot be taken
+        /// for another one).
+        var perContainer = [UInt64: AnySlot]()
     }
 
-    /// A registration in the table: an entry, or a record that becomes one when needed (see
-    /// PlainRegistration.swift), and its place in registration order.
-    struct Registered {
-        /// The entry; for a record, its factory's context (`nil` when it captures nothing).
-        private(set) var object: AnyObject?
-        /// A record's factory function; `nil` for an entry.
-        private(set) var plainFunction: UnsafeRawPointer?
-        /// The sequence, shifted left by one, and whether a record was looked up (bit 0): one
-        /// word, so that a registration takes three in the table.
-        private var bits: Int
-
-        init(entry: AnyEntry, sequence: Int) {
-            object = entry
-            bits = sequence << 1
-        }
-
-        init(plain factory: PlainFactory, sequence: Int) {
-            object = factory.context
-            plainFunction = factory.function
-            bits = sequence << 1
-        }
-
-        /// The place in registration order (process-wide, see `Container.sequences`).
-        var sequence: Int { bits >> 1 }
-
-        /// Set by a record's first lookup (see `AnyEntry.noteLookedUp`).
-        var lookedUp: Bool {
-            get { bits & 1 != 0 }
-            set { bits = newValue ? bits | 1 : bits & ~1 }
-        }
-
-        /// The entry, when the registration has one (not a record).
-        var entry: AnyEntry? {
-            plainFunction == nil ? unsafeDowncast(object.unsafelyUnwrapped, to: AnyEntry.self) : nil
-        }
-
-        /// A record's factory.
-        var plainFactory: PlainFactory { PlainFactory(function: plainFunction.unsafelyUnwrapped, context: object) }
-
-        /// What a record, and the entry made from it, is told apart by while being built: odd,
-        /// so never the address of an object (see `AnyEntry.identity`), and unique because
-        /// sequences are.
-        var plainIdentity: UInt { UInt(bitPattern: bits) | 1 }
-
-        /// Replaces the record with the entry made from it.
-        mutating func become(_ entry: AnyEntry) {
-            object = entry
-            plainFunction = nil
-        }
+    /// A registration in the table, and its place in registration order.
+    struct Registered: Sendable {
+        let entry: AnyEntry
+        /// The place in registration order (process-wide, see `Container.nextSequence`).
+        let sequence: Int
     }
 
     /// The process-wide default container, named `"shared"`.
@@ -144,34 +87,30 @@ public final class Container: Sendable {
     public init(name: String = "root") {
         self.name = name
         self.parent = nil
-        self.parentReference = nil
+        self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     private init(name: String, parent: Container) {
         self.name = name
         self.parent = parent
-        self.parentReference = Unmanaged.passUnretained(parent)
+        self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     deinit {
         let bits = memo.load(ordering: .sequentiallyConsistent)
-        if bits != 0 { Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
-        releaseOwnerLink()
-        // A kept `Registration` handle keeps its entry alive, not the instances it cached here:
-        // they go with the container, released after the lock.
-        if hasHadOwnerRootedRegistrations.load(ordering: .relaxed) {
-            let slots = withState { state in state.registrations.values.compactMap { $0.entry?.ownerSlot } }
-            for slot in slots { slot.clear() }
+        if bits != 0 {
+            // Invariant: `memo` holds a retained snapshot (see `swapMemo`).
+            Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release()
         }
-        if let parent = parentReference {
-            let address = Unmanaged.passUnretained(self).toOpaque()
-            // Unretained: this container kept its parent alive until now.
-            parent._withUnsafeGuaranteedRef {
-                $0.withState { state in
-                    state.children.remove(address)
-                }
-            }
+        // The registrations go with their owner: retiring them drops the instances cached for
+        // them here and in other containers (`perContainer`), even while a kept `Registration`
+        // handle keeps an entry alive.
+        let owned = withState { state in
+            state.registrations.values.map(\.entry).filter { $0.owner == nil }
         }
+        for entry in owned { entry.retire() }
+        let serial = self.serial
+        parent?.withState { state in state.children.remove(serial: serial) }
         // Containers that collaborated with this one must forget lookups that answered from it.
         guard hasHadDependents.load(ordering: .acquiring) else { return }
         let dependents = withState { $0.dependents }
@@ -213,7 +152,7 @@ public final class Container: Sendable {
             // The live collaborators come back to be released here, after the lock.
             let (added, _) = withState { state -> (Bool, [Container]) in
                 let live = state.collaborators.removeGone()
-                if state.collaborators.contains(where: { $0.id == ObjectIdentifier(other) }) { return (false, live) }
+                if state.collaborators.contains(where: { $0.serial == other.serial }) { return (false, live) }
                 state.collaborators.append(WeakContainer(other))
                 return (true, live)
             }
@@ -240,34 +179,5 @@ public final class Container: Sendable {
         var node = self
         while let parent = node.parent { node = parent }
         return node
-    }
-}
-
-extension [WeakContainer] {
-    /// Drops the links to containers that are gone and returns the live ones, strongly. Call
-    /// with a container's lock held, and let go of the result after unlocking: checking a link
-    /// takes a strong reference for a moment, and if the container's other references go at
-    /// that moment, releasing it there would run the container's `deinit` under the lock, which
-    /// takes locks of its own (its parent's, its dependents').
-    mutating func removeGone() -> [Container] {
-        var live: [Container] = []
-        removeAll { link in
-            guard let container = link.value else { return true }
-            live.append(container)
-            return false
-        }
-        return live
-    }
-}
-
-/// A weak reference to a container, with its identity kept for removal after it is gone.
-struct WeakContainer: @unchecked Sendable {
-    // @unchecked: the weak reference is written once, in init; weak loads are thread-safe.
-    weak var value: Container?
-    let id: ObjectIdentifier
-
-    init(_ container: Container) {
-        value = container
-        id = ObjectIdentifier(container)
     }
 }

@@ -7,64 +7,29 @@
 ///     .onResolved { r, logger in logger.sink = try r.resolve() }
 /// ```
 public final class Registration<T>: Sendable {
-    /// The registration's entry; `nil` for one stored as a record (see `plainKey`).
-    @usableFromInline let entry: Entry<T>?
+    /// The registration's entry.
+    let entry: Entry<T>
     /// Where `implements` stores forwarded keys when it is not the entry's owner (an override
     /// scope's table); `nil` for the owner, which the entry already references weakly.
-    @usableFromInline let store: WeakStore?
-    /// A registration stored as a record (see PlainRegistration.swift): where it is, so that the
-    /// entry is made when this handle needs it. The record's key, its sequence in the owner,
-    /// and the owner (weakly, through its link).
-    @usableFromInline let plainKey: Key?
-    @usableFromInline let plainSequence: Int
-    @usableFromInline let plainOwner: OwnerLink?
+    let store: WeakStore?
 
-    /// A handle on a registration stored in its owner container. Inlinable, so that a caller
-    /// that discards the handle need not allocate it.
-    @inlinable
+    /// A handle on a registration stored in its owner container.
     init(entry: Entry<T>) {
         self.entry = entry
         self.store = nil
-        self.plainKey = nil
-        self.plainSequence = 0
-        self.plainOwner = nil
     }
 
     /// A handle on a registration stored in `store`, another store than its owner.
     init(entry: Entry<T>, store: any RegistrationStore) {
         self.entry = entry
         self.store = WeakStore(store)
-        self.plainKey = nil
-        self.plainSequence = 0
-        self.plainOwner = nil
-    }
-
-    /// A handle on a registration stored as a record under `key` in the container of
-    /// `owner`. Inlinable, like `init(entry:)`.
-    @inlinable
-    init(plain key: consuming Key, sequence: Int, owner: Unmanaged<OwnerLink>) {
-        self.entry = nil
-        self.store = nil
-        self.plainKey = key
-        self.plainSequence = sequence
-        self.plainOwner = owner.takeUnretainedValue()
-    }
-
-    /// The registration's entry: made from its record if it is one and still registered;
-    /// `nil` when that record was removed or replaced, or its container is gone.
-    var currentEntry: Entry<T>? {
-        if let entry { return entry }
-        guard let key = plainKey, let container = plainOwner?.container,
-            let made = container.materializedEntry(key, sequence: plainSequence)
-        else { return nil }
-        return unsafeDowncast(made, to: Entry<T>.self)
     }
 
     /// The key this registration answers for (its own type, tag and argument types).
-    public var key: ServiceKey { (entry?.key ?? plainKey!).serviceKey }
+    public var key: ServiceKey { entry.key.serviceKey }
 
     /// The registration's lifetime.
-    public var lifetime: Lifetime { entry?.lifetime ?? .unique }
+    public var lifetime: Lifetime { entry.lifetime }
 
     /// Makes this registration also answer for `type` (type forwarding).
     ///
@@ -80,7 +45,6 @@ public final class Registration<T>: Sendable {
     public func implements<U>(_ type: U.Type, tag: ServiceTag? = nil) -> Registration<T> {
         // Nothing to do once the registration is gone (removed, replaced, or its container
         // deallocated): a stale handle must not bring it back under another key.
-        guard let entry = currentEntry else { return self }
         let key = Key(U.self, tag: tag, arguments: entry.key.arguments)
         if let store {
             // An override scope's table (see `OverrideRegistrar`).
@@ -111,7 +75,7 @@ public final class Registration<T>: Sendable {
     /// - Returns: This registration, for chaining.
     @discardableResult
     public func onResolved(_ body: @escaping @Sendable (Resolver, T) throws -> Void) -> Registration<T> {
-        currentEntry?.addBlock(body)
+        entry.addBlock(body)
         return self
     }
 }
@@ -122,7 +86,6 @@ package protocol RegistrationStore: AnyObject, Sendable {
 }
 
 /// A weak reference to a store, so a kept `Registration` does not keep its container alive.
-@usableFromInline
 struct WeakStore: @unchecked Sendable {
     // @unchecked: written once, in init; weak loads are thread-safe in the Swift runtime.
     weak var value: (any RegistrationStore)?

@@ -14,13 +14,11 @@
 /// A `Resolver` used on another thread than the one running the factory starts a separate
 /// resolution there, from the same container.
 public struct Resolver: Resolving, ResolutionEntryPoint {
-    /// The container this resolver starts its lookups from. (The resolve in progress is found
-    /// through the thread, not stored: a resolver used on the factory's thread joins it, one
-    /// used elsewhere starts its own.)
+    /// The container this resolver starts its lookups from.
     public let container: Container
-
-    @usableFromInline
-    init(container: Container) { self.container = container }
+    /// The resolve this resolver belongs to: its requests join it while it runs on the
+    /// calling thread. `nil` for a resolver made outside any resolve.
+    let context: ResolutionContext?
 
     /// Resolves `type` and `tag` as part of the resolve in progress.
     /// - Parameters:
@@ -28,9 +26,8 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     ///   - tag: The tag, or `nil`.
     /// - Returns: The instance.
     /// - Throws: `ResolutionError`.
-    @inlinable
     public func resolve<T>(_ type: T.Type = T.self, tag: ServiceTag? = nil) throws -> T {
-        try container.resolveRequest(type, tag: tag)
+        try join { try $0.resolve(Key(T.self, tag: tag), as: T.self, from: container, arguments: nil) }
     }
 
     /// Resolves `type`, `tag` and runtime arguments as part of the resolve in progress.
@@ -43,7 +40,7 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     public func resolve<T, each A>(_ type: T.Type, tag: ServiceTag?, arguments: repeat each A) throws -> T {
         let key = Key(T.self, tag: tag, arguments: Key.argumentTypes(repeat (each A).self))
         let packed = Arguments(repeat each arguments)
-        return try ResolutionContext.resolve(key, as: T.self, from: container, arguments: packed)
+        return try join { try $0.resolve(key, as: T.self, from: container, arguments: packed) }
     }
 
     func resolveIfRegisteredValue<T>(_ key: Key, as type: T.Type) throws -> T? {
@@ -53,14 +50,21 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     func resolveAllValues<T>(_ type: T.Type) throws -> [T] {
         try ResolutionContext.resolveAll(type, from: container)
     }
+
+    /// Runs `body` in this resolver's resolve when it is the one running on this thread (the
+    /// factory's own thread), else in the thread's resolve or a new top-level one: a resolver
+    /// handed to another thread, or kept after its resolve ended, starts its own there.
+    private func join<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
+        if let context, ThreadState.current.context === context { return try body(context) }
+        return try ResolutionContext.withContext(body)
+    }
 }
 
 /// Runtime arguments of one resolve, packed as a tuple.
-@usableFromInline
 package struct Arguments: @unchecked Sendable {
     // @unchecked: the tuple is created by the resolving thread and only read by the factory it
     // calls, on that same thread.
     package let tuple: Any
 
-    @usableFromInline package init<each A>(_ values: repeat each A) { tuple = (repeat each values) }
+    package init<each A>(_ values: repeat each A) { tuple = (repeat each values) }
 }

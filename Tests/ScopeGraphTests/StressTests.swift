@@ -167,11 +167,11 @@ extension StressTests {
     /// `registration`'s singleton: the builder's count of waiters, read under the coordinator's
     /// lock, is then positive. False if that never happened.
     private static func waitUntilSomeoneWaits(forTheBuilderOf registration: Registration<Staged>) -> Bool {
-        guard let slot = registration.entry?.ownerSlot else { return false }
+        guard let slot = registration.entry.ownerSlot else { return false }
         let coordinator = BuildCoordinator.shared
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
-            if coordinator.lock.withLock({ (slot.builder?.waiters ?? 0) > 0 }) { return true }
+            if coordinator.lock.withLock({ (slot.build.builder?.waiters ?? 0) > 0 }) { return true }
             Thread.sleep(forTimeInterval: 0.001)
         }
         return false

@@ -29,10 +29,6 @@ import Testing
         case named(String, Int)
     }
 
-    private func isRecord<T>(_ type: T.Type, tag: ServiceTag? = nil, in container: Container) -> Bool {
-        RecordFixtures.isRecord(type, tag: tag, in: container)
-    }
-
     /// The thrown `ResolutionError` of `body`, or nil (with an issue) when it did not throw one.
     private func resolutionError(_ body: () throws -> Void, sourceLocation: SourceLocation = #_sourceLocation)
         -> ResolutionError?
@@ -57,7 +53,6 @@ import Testing
             return A()
         }
         c.register(B.self, lifetime: .unique) { r in B(a: try r.resolve(A.self)) }
-        #expect(isRecord(A.self, in: c) && isRecord(B.self, in: c))
         for _ in 0..<3 {
             let e = resolutionError { _ = try c.resolve(A.self) }
             #expect(e?.kind.caseName == "circularDependency")
@@ -271,7 +266,6 @@ import Testing
         }
         #expect(started.wait(timeout: .now() + 5) == .success)
         #expect(c.description.contains("Widget"))
-        #expect(!isRecord(Widget.self, in: c))
         proceed.signal()
         #expect(try pending.wait(timeout: 10) == ["Widget", "Widget", "circularDependency"])
     }
@@ -300,7 +294,6 @@ import Testing
             neverARecord
             ? c.makeRegistration(Key(A.self, tag: nil), lifetime: .unique, factory: .plain { _ in A() }, in: c)
             : c.register(A.self, lifetime: .unique) { _ in A() }
-        #expect(neverARecord != isRecord(A.self, in: c))
         let bRuns = Counter()
         c.register(B.self, lifetime: .graph) { r in
             bRuns.increment()
@@ -324,7 +317,6 @@ import Testing
             runs.increment()
             return Widget("t")
         }
-        #expect(isRecord(Widget.self, tag: "t", in: c))
         let first = try c.resolve(Optional<Widget>.self, tag: "t")
         let second = try c.resolve(Optional<Widget>.self, tag: "t")
         let third = try c.resolve(Widget.self, tag: "t")
@@ -704,7 +696,6 @@ import Testing
         }
         handle.withLock { $0 = registration }
         if form == .entryFromRecord { _ = c.description }
-        #expect(form != .record || isRecord(Widget.self, in: c))
         _ = try c.resolve(Widget.self)
         #expect(runs.value == 1, "\(form): the block added during the build ran \(runs.value) times for it")
         _ = try c.resolve(Widget.self)
@@ -893,8 +884,6 @@ import Testing
         let text = e?.description ?? ""
         #expect(text.contains("'app' registers Widget[tag: \"parent\"]"))
         #expect(text.contains("'sibling' registers Widget[tag: \"sibling\"]"))
-        #expect(isRecord(Widget.self, tag: "parent", in: app))
-        #expect(isRecord(Widget.self, tag: "sibling", in: sibling))
         // The same after the records became entries.
         _ = app.description
         let again = resolutionError { _ = try feature.resolve(Widget.self) }
@@ -908,7 +897,6 @@ import Testing
         let e = resolutionError { _ = try c.resolve(Widget.self, tag: nil, arguments: 1) }
         #expect(e?.kind.caseName == "argumentMismatch")
         #expect(e?.key.argumentTypeNames == ["Int"])
-        #expect(isRecord(Widget.self, in: c))
         #expect(try c.resolve(Widget.self).name == "widget")
     }
 

@@ -17,7 +17,7 @@ import Darwin
 final class InjectionBox<T>: @unchecked Sendable {
     // @unchecked: `binding`, `state` and `object` are only read or written with `lock` held;
     // `holdsWeakly` and `site` are immutable.
-    private let lock = Lock()
+    private let lock = ConditionLock()
     private let holdsWeakly: Bool
     let site: InjectionSite
     private var binding: Binding

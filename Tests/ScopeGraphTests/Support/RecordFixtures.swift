@@ -1,7 +1,4 @@
-@testable import ScopeGraph
-
-/// Types and a check shared by the suites about `unique` registrations stored as records
-/// (`UniqueRecordTests`, `UniqueRecordProbeTests`).
+/// Types shared by the probes of `unique` registrations (`UniqueRecordProbeTests`).
 enum RecordFixtures {
     final class Widget: Sendable {
         let name: String
@@ -14,8 +11,4 @@ enum RecordFixtures {
     }
     final class Payload: Sendable {}
 
-    /// Whether `type`'s key (with `tag`) is still a record in `container` (read under its lock).
-    static func isRecord<T>(_ type: T.Type, tag: ServiceTag? = nil, in container: Container) -> Bool {
-        container.withState { $0.registrations[Key(T.self, tag: tag)]?.plainFunction != nil }
-    }
 }

@@ -7,7 +7,7 @@ package final class ResolutionScope: @unchecked Sendable {
     // @unchecked: `table` is written only while the scope is being set up (before it is bound
     // to any task) and read-only afterwards; `slots` is behind its lock.
     package let parent: ResolutionScope?
-    private var table: [ObjectIdentifier: [Key: Container.Registered]] = [:]
+    private var table: [UInt64: [Key: Container.Registered]] = [:]
     private var nextSequence = 0
     private var pinned: [Container] = []
     /// Overrides replaced by a later one for the same key while the scope was set up, kept
@@ -22,9 +22,11 @@ package final class ResolutionScope: @unchecked Sendable {
     /// an observer (and use the enclosing scope's cache, if any).
     private let ownsCache: Bool
 
+    /// A registration and a container, by serial numbers (never reused, unlike addresses: the
+    /// scope may outlive either).
     struct SlotKey: Hashable {
-        let entry: ObjectIdentifier
-        let container: ObjectIdentifier
+        let entry: UInt64
+        let container: UInt64
     }
 
     /// The scope bound to the current task, if any.
@@ -44,20 +46,20 @@ package final class ResolutionScope: @unchecked Sendable {
 
     /// The innermost override of `key` on `container`.
     func override(for key: Key, in container: Container) -> AnyEntry? {
-        if let entry = table[ObjectIdentifier(container)]?[key]?.entry { return entry }
+        if let entry = table[container.serial]?[key]?.entry { return entry }
         return parent?.override(for: key, in: container)
     }
 
     /// The overrides on `container`, innermost scope first, each scope's in registration order.
     func overrides(in container: Container) -> [(key: Key, entry: AnyEntry)] {
-        let own = (table[ObjectIdentifier(container)] ?? [:]).sorted { $0.value.sequence < $1.value.sequence }
-            .map { (key: $0.key, entry: $0.value.entry!) }
+        let own = (table[container.serial] ?? [:]).sorted { $0.value.sequence < $1.value.sequence }
+            .map { (key: $0.key, entry: $0.value.entry) }
         return own + (parent?.overrides(in: container) ?? [])
     }
 
     /// The scope's slot for `entry`'s instance cached in `container`.
     func slot(for entry: AnyEntry, in container: Container) -> AnySlot {
-        let key = SlotKey(entry: ObjectIdentifier(entry), container: ObjectIdentifier(container))
+        let key = SlotKey(entry: entry.serial, container: container.serial)
         return slots.withLock { slots in
             if let slot = slots[key] { return slot }
             let slot = entry.makeSlot()
@@ -74,9 +76,8 @@ package final class ResolutionScope: @unchecked Sendable {
 
     fileprivate func record(_ entry: AnyEntry, under key: Key, in container: Container) {
         if !pinned.contains(where: { $0 === container }) { pinned.append(container) }
-        // Overrides are always entries (an override scope stores no records).
-        if let old = table[ObjectIdentifier(container)]?[key]?.entry { replaced.append(old) }
-        table[ObjectIdentifier(container), default: [:]][key] = Container.Registered(
+        if let old = table[container.serial]?[key]?.entry { replaced.append(old) }
+        table[container.serial, default: [:]][key] = Container.Registered(
             entry: entry, sequence: nextSequence)
         nextSequence += 1
     }

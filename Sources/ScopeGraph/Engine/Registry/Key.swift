@@ -1,20 +1,17 @@
-/// The internal, fast form of a `ServiceKey`: type identities instead of names, so that building
+/// The internal form of a `ServiceKey`: type identities instead of names, so that building
 /// and hashing a key on the resolve path builds no strings.
-@usableFromInline
 package struct Key: Hashable, @unchecked Sendable {
     // @unchecked: metatypes are immutable global values; `Any.Type` is just not marked Sendable.
     let type: Any.Type
     let tag: ServiceTag?
     let arguments: [Any.Type]
 
-    @inline(__always) @usableFromInline
     package init(_ type: Any.Type, tag: ServiceTag?, arguments: [Any.Type] = []) {
         self.type = type
         self.tag = tag
         self.arguments = arguments
     }
 
-    @usableFromInline
     package static func == (lhs: Key, rhs: Key) -> Bool {
         guard lhs.type == rhs.type, sameTag(lhs.tag, rhs.tag), lhs.arguments.count == rhs.arguments.count else {
             return false
@@ -32,21 +29,9 @@ package struct Key: Hashable, @unchecked Sendable {
         return lhs.storage === rhs.storage || lhs == rhs
     }
 
-    @usableFromInline
+    /// Hashes the type, the tag's precomputed name hash and the argument types, folded into
+    /// one word first, so a key costs one `Hasher` round whatever its parts.
     package func hash(into hasher: inout Hasher) { hasher.combine(mixedBits) }
-
-    /// What `Dictionary` and `Set` use: `mixedBits` with the table's seed, without running a
-    /// `Hasher` (SipHash costs several hundred instructions per key, more than the rest of a
-    /// registration's lookup). A key's parts are type identities and the tag's precomputed
-    /// string hash, which an outsider does not choose, so a seeded mix is enough.
-    @usableFromInline
-    package func _rawHashValue(seed: Int) -> Int {
-        var bits = UInt(bitPattern: mixedBits ^ seed)
-        // The final mix of MurmurHash3: every input bit reaches the low bits a table indexes by.
-        bits = (bits ^ (bits >> 33)) &* 0xFF51_AFD7_ED55_8CCD
-        bits = (bits ^ (bits >> 33)) &* 0xC4CE_B9FE_1A85_EC53
-        return Int(bitPattern: bits ^ (bits >> 33))
-    }
 
     /// The type, the tag's name hash and the argument types, folded into one word.
     @inline(__always)

@@ -15,11 +15,10 @@ extension Container {
         let captured = withState { state in
             (registrations: state.registrations, collaborators: state.collaborators)
         }
-        var seen: Set<ObjectIdentifier> = []
+        var seen: Set<UInt64> = []
         let extras = captured.registrations.values.compactMap { registered -> (AnyEntry, AnyEntry.CapturedExtras)? in
-            // A record has no forwarded keys or blocks: it is captured as it is.
-            guard let entry = registered.entry, seen.insert(ObjectIdentifier(entry)).inserted else { return nil }
-            return (entry, entry.capturedExtras)
+            guard seen.insert(registered.entry.serial).inserted else { return nil }
+            return (registered.entry, registered.entry.capturedExtras)
         }
         return CapturedState(
             registrations: captured.registrations, collaborators: captured.collaborators,
@@ -33,26 +32,28 @@ extension Container {
         let (current, slots, oldLinks, _) = withState {
             state -> (current: [AnyEntry], slots: [AnySlot], links: [WeakContainer], live: [Container]) in
             let old = (
-                state.registrations.values.compactMap(\.entry), state.perContainer.allValues, state.collaborators
+                state.registrations.values.map(\.entry), Array(state.perContainer.values), state.collaborators
             )
             var restoredLinks = captured.collaborators
             let live = restoredLinks.removeGone()
             state.registrations = captured.registrations
             state.collaborators = restoredLinks
-            state.perContainer = SmallMap()
+            state.perContainer = [:]
             return (old.0, old.1, old.2, live)
         }
         // Restored links need their reverse links for invalidation; stale reverse links are harmless.
-        for link in captured.collaborators where !oldLinks.contains(where: { $0.id == link.id }) {
+        for link in captured.collaborators where !oldLinks.contains(where: { $0.serial == link.serial }) {
             link.value?.addDependent(self)
         }
         for slot in slots { slot.clear() }
         // `implements` and `onResolved` calls made since the snapshot are undone.
         for (entry, extras) in captured.extras { entry.restoreExtras(extras) }
-        let restored = captured.registrations.values.compactMap(\.entry)
-        // Registrations replaced or removed since the snapshot come back to life.
-        for entry in restored { entry.retirement.reinstate() }
-        for entry in current + restored where entry.owner === self { entry.ownerSlot?.clear() }
-        invalidateLookups(dropping: Set((current + restored).map { ObjectIdentifier($0) }))
+        let restored = captured.registrations.values.map(\.entry)
+        let restoredSerials = Set(restored.map(\.serial))
+        // Registrations added since the snapshot go; those replaced or removed since come back.
+        for entry in current where !restoredSerials.contains(entry.serial) { entry.retire() }
+        for entry in restored { entry.reinstate() }
+        for entry in current + restored { entry.dropCachedInstances() }
+        invalidateLookups()
     }
 }

@@ -1,0 +1,96 @@
+/// Publication, release and the groups of resolves that share a cycle across threads. Every
+/// method here is called with the coordinator's lock held.
+extension BuildCoordinator {
+    /// Publishes what `member` built and lets go of its slots; what no slot keeps any more
+    /// goes to `graveyard`.
+    func publish(_ member: ResolutionContext, into graveyard: inout [AnyObject]) {
+        while let slot = member.ownedSlots.popLast() {
+            graveyard.append(slot)
+            guard slot.build.builder === member else { continue }
+            let built = slot.build.built
+            slot.build = .idle
+            if let built {
+                slot.publish(built.box, into: &graveyard)
+                // A weak slot's box does not keep the instance: it is released after unlocking.
+                if let object = built.object { graveyard.append(object) }
+            }
+        }
+    }
+
+    /// Gives up the slots `context` was building; the instances they held go to `graveyard`.
+    func release(_ context: ResolutionContext, into graveyard: inout [AnyObject]) {
+        for slot in context.ownedSlots where slot.build.builder === context {
+            if let built = slot.build.built {
+                graveyard.append(built.box)
+                if let object = built.object { graveyard.append(object) }
+            }
+            slot.build = .idle
+        }
+        graveyard.append(contentsOf: context.ownedSlots as [AnyObject])
+        context.ownedSlots = []
+    }
+
+    /// Lets `context` go of its group, which goes to `graveyard`.
+    func retire(_ context: ResolutionContext, into graveyard: inout [AnyObject]) {
+        if let group = context.group { graveyard.append(group) }
+        context.group = nil
+    }
+
+    /// The contexts on a path of waits from `start` back to `target`, if waiting on `start`
+    /// would close a cycle. A context waits on the owner of the slot it waits for (unless it
+    /// can read what it waits for: built by a member of its own group); a finished context
+    /// waits on the unfinished members of its group.
+    func waitCycle(from start: ResolutionContext, to target: ResolutionContext) -> [ResolutionContext]? {
+        var visited: Set<ObjectIdentifier> = []
+        var path: [ResolutionContext] = []
+        func canReadWhatItWaitsFor(_ node: ResolutionContext) -> Bool {
+            guard let slot = node.waitingSlot, slot.build.built != nil, let owner = node.waitingOn else { return false }
+            return owner.group === node.group
+        }
+        func search(_ node: ResolutionContext) -> Bool {
+            if node === target { return true }
+            // Contexts on a wait path are all alive (referenced by the path), so their
+            // identities are distinct for the duration of the search.
+            guard visited.insert(ObjectIdentifier(node)).inserted else { return false }
+            path.append(node)
+            if let next = node.waitingOn, !canReadWhatItWaitsFor(node), search(next) { return true }
+            if node.isDone, let group = node.group, !group.published {
+                for member in group.members where !member.isDone && search(member) { return true }
+            }
+            path.removeLast()
+            return false
+        }
+        return search(start) ? path : nil
+    }
+
+    /// Joins the groups of `contexts` into one; returns the groups absorbed, for the caller to
+    /// release after unlocking.
+    func merge(_ contexts: [ResolutionContext]) -> [ResolutionGroup] {
+        for context in contexts where context.group == nil { context.group = ResolutionGroup(context) }
+        guard let into = contexts.map({ $0.group! }).max(by: { $0.members.count < $1.members.count }) else {
+            return []
+        }
+        var absorbed: [ResolutionGroup] = []
+        for context in contexts {
+            let group = context.group!
+            guard group !== into else { continue }
+            absorbed.append(group)
+            for member in group.members {
+                member.group = into
+                into.members.append(member)
+            }
+            if into.error == nil { into.error = group.error }
+            into.runningBlocks += group.runningBlocks
+            group.runningBlocks = 0
+        }
+        return absorbed
+    }
+
+    /// The cycle error for a constructor cycle spanning threads: this resolve's path, the key,
+    /// then the owner's path from that key on.
+    func crossThreadCycleError(_ context: ResolutionContext, key: Key, owner: ResolutionContext) -> ResolutionError {
+        let ownerPath = owner.waitPath
+        let tail = ownerPath.firstIndex(of: key).map { Array(ownerPath[($0 + 1)...]) } ?? []
+        return Diagnosis.cycleError(key, path: context.pathKeys + [key] + tail)
+    }
+}

@@ -1,0 +1,121 @@
+import Synchronization
+
+/// One cache location of a cached lifetime: a singleton's instance in its owner, a
+/// `perContainer` instance in one container, or either of them inside an override scope.
+///
+/// Two kinds of state live here. The published instance is an immutable box swapped
+/// atomically, so reading a cached instance takes no lock; a replaced box is released only
+/// after `Reclamation.synchronize()`, once no reader can still be using it. The build state
+/// (`SlotBuildState`: who builds, what was built and awaits publication) is guarded by
+/// `BuildCoordinator.shared`'s lock.
+@usableFromInline
+class AnySlot: @unchecked Sendable {
+    // @unchecked: `build` is only touched with the coordinator's lock held; `box` is atomic
+    // and its boxes immutable (a weak box's reference is thread-safe).
+    var build = SlotBuildState.idle
+    /// A `weakSingleton` slot: its published box does not keep the instance alive.
+    @usableFromInline let isWeak: Bool
+    /// The published box (retained, as bits; 0 for none): a `StrongBox<T>`, or a `WeakBox`
+    /// when `isWeak`.
+    @usableFromInline let box = Atomic<Int>(0)
+    private let retirement: Retirement
+
+    init(weak isWeak: Bool, retirement: Retirement) {
+        assert(MemoryLayout<Int>.size == MemoryLayout<UnsafeRawPointer>.size)
+        self.isWeak = isWeak
+        self.retirement = retirement
+    }
+
+    deinit {
+        let bits = box.load(ordering: .sequentiallyConsistent)
+        if bits != 0 { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
+
+    /// The published instance, erased.
+    func publishedAny() -> Any? { preconditionFailure("AnySlot is abstract: use Slot<T>") }
+
+    /// The published box, retained, or `nil`.
+    final func loadBox() -> AnyObject? {
+        guard box.load(ordering: .relaxed) != 0 else { return nil }
+        return Reclamation.read {
+            let bits = box.load(ordering: .sequentiallyConsistent)
+            guard bits != 0 else { return nil }
+            // Invariant: a published box is retained by the slot and released only after
+            // `Reclamation.synchronize()`, which waits for this read to end.
+            return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        }
+    }
+
+    /// Publishes `box` for other resolves. Call with the coordinator lock held; what it
+    /// replaces goes to `graveyard`, for release after unlocking (a deinit may resolve).
+    final func publish(_ box: AnyObject, into graveyard: inout [AnyObject]) {
+        if let old = swap(in: Int(bitPattern: Unmanaged.passRetained(box).toOpaque())) { graveyard.append(old) }
+        // Removed meanwhile: `retire` sets the flag before clearing, so either it clears this
+        // box or this check sees the flag (both sequentially consistent).
+        if retirement.isRetired, let mine = swap(in: 0) { graveyard.append(mine) }
+    }
+
+    /// Drops the published instance (released here: call without locks held).
+    final func clear() { _ = swap(in: 0) }
+
+    /// Publishes `bits` (a retained box; 0 for none) and returns the previous box once no
+    /// reader can still use it.
+    private func swap(in bits: Int) -> AnyObject? {
+        let old = box.exchange(bits, ordering: .sequentiallyConsistent)
+        guard old != 0 else { return nil }
+        Reclamation.synchronize()
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
+    }
+}
+
+/// A typed slot: reading it needs no lock and, for strong lifetimes, no dynamic cast.
+@usableFromInline
+final class Slot<T>: AnySlot, @unchecked Sendable {
+    // @unchecked: see AnySlot.
+
+    /// The published instance. Call only inside a `Reclamation` read.
+    @inlinable
+    func readPublished() -> T? {
+        let bits = box.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return nil }
+        // Invariant: this slot only ever publishes boxes made by `makeBox`, so a `WeakBox`
+        // when weak and a `StrongBox<T>` otherwise; asserted in debug builds.
+        let raw = UnsafeRawPointer(bitPattern: bits)!
+        if isWeak {
+            let box = Unmanaged<WeakBox>.fromOpaque(raw).takeUnretainedValue()
+            return box.object.map { $0 as! T }
+        }
+        let object = Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
+        assert(object is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: object))")
+        return unsafeDowncast(object, to: StrongBox<T>.self).value
+    }
+
+    /// The published instance, outside a protected read.
+    func published() -> T? { Reclamation.read { readPublished() } }
+
+    override func publishedAny() -> Any? { published() }
+
+    /// The box that publishes `value`. `nil` for a value type in a weak slot: it cannot be
+    /// held weakly, so it behaves as `unique` (nothing is kept).
+    func makeBox(_ value: T) -> (box: AnyObject, object: AnyObject?)? {
+        guard isWeak else { return (StrongBox(value), nil) }
+        let any: Any = value
+        guard type(of: any) is AnyClass else { return nil }
+        let object = any as AnyObject
+        return (WeakBox(object), object)
+    }
+}
+
+/// The published instance of a strong lifetime; immutable.
+@usableFromInline
+final class StrongBox<T> {
+    @usableFromInline let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// The published instance of a `weakSingleton`; the reference is the only state.
+@usableFromInline
+final class WeakBox {
+    @usableFromInline weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}

@@ -1,0 +1,49 @@
+/// Who is building a slot's instance, and what was built. Guarded by the coordinator's lock;
+/// the published instance itself lives apart, in the slot's atomic box.
+enum SlotBuildState {
+    /// Nobody builds (the slot is empty or published).
+    case idle
+    /// The factory of this resolve is running.
+    case building(ResolutionContext)
+    /// The factory of this resolve returned; the instance is published when the resolve (and
+    /// every resolve it shares a cycle with) has finished, with its `onResolved` blocks run.
+    case built(ResolutionContext, Built)
+
+    /// A built instance waiting to be published.
+    struct Built {
+        /// The box to publish.
+        let box: AnyObject
+        /// For a weak slot, whose box does not keep it: the instance, kept until published.
+        let object: AnyObject?
+        /// The instance, for the resolves that may read it before publication.
+        let value: Any
+    }
+
+    /// The resolve building or holding the instance.
+    var builder: ResolutionContext? {
+        switch self {
+        case .idle: nil
+        case .building(let builder), .built(let builder, _): builder
+        }
+    }
+
+    /// The built instance, if the factory returned.
+    var built: Built? {
+        if case .built(_, let built) = self { return built }
+        return nil
+    }
+}
+
+/// What a resolve does about a slot it needs, decided under the coordinator's lock
+/// (`BuildCoordinator.decide`).
+enum SlotAction {
+    /// Use this instance (published, or built by this resolve or its group).
+    case read(Any)
+    /// The slot is now this resolve's to build.
+    case build
+    /// Another resolve builds it: wait for it (a thread blocks on the coordinator's
+    /// condition), then decide again.
+    case wait(for: ResolutionContext)
+    /// Fail: a constructor cycle, or the group already failed.
+    case fail(any Error)
+}

@@ -1,0 +1,163 @@
+import Synchronization
+
+extension Container {
+    /// Finds the entry answering `key` for a lookup starting here: own registrations (after any
+    /// overrides of the active scope), then collaborators in link order, then the parent; each
+    /// container visited once. Walks without overrides are memoized per starting container.
+    ///
+    /// A key this container answers itself is memoized from its second lookup on: the first
+    /// costs one lock and one hash, so a container whose registrations are each resolved once
+    /// pays no memo work at all.
+    func lookup(_ key: Key, scope: ResolutionScope?) -> AnyEntry? {
+        if let scope, scope.hasOverrides { return walk(key, scope: scope) }
+        if let parent, isTransparent.load(ordering: .sequentiallyConsistent) {
+            return parent.lookup(key, scope: scope)
+        }
+        if memo.load(ordering: .relaxed) != 0, let entry = Reclamation.read({ memoSnapshotEntry(key) }) {
+            return entry
+        }
+        switch localAnswer(key) {
+        case .found(let entry):
+            return entry
+        case .elsewhere(let collaborators, let generation):
+            // This container was visited under the lock: the walk goes on from its links.
+            var visited = [serial]
+            guard let found = visitBeyond(collaborators, key, scope: nil, visited: &visited) else { return nil }
+            let (newSlot, _) = withState { state -> (Bool, MemoSnapshot?) in
+                guard state.generation == generation else { return (false, nil) }
+                let (slot, isNew) = memoSlot(of: found, in: &state)
+                state.pendingLookups[key] = MemoRecord(entry: found, slot: slot)
+                return (isNew, rebuildMemoIfDue(&state))
+            }
+            if newSlot { notePerContainerSlot(of: found) }
+            return found
+        }
+    }
+
+    /// What this container alone answers for `key`: a pending lookup or its own registration,
+    /// under one lock (and bookkeeping for the memo), or where the walk goes on.
+    private func localAnswer(_ key: Key) -> LocalAnswer {
+        // A replaced snapshot is released when the statement ends, after the lock.
+        let (answer, newSlot, _) = withState { state -> (LocalAnswer, Bool, MemoSnapshot?) in
+            if !state.pendingLookups.isEmpty, let record = state.pendingLookups[key] {
+                // Asked again: move the pending lookups into the lock-free snapshot.
+                return (.found(record.entry), false, rebuildMemo(&state))
+            }
+            guard let own = state.registrations[key]?.entry else {
+                return (.elsewhere(state.collaborators, state.generation), false, nil)
+            }
+            guard own.noteLookedUp() else { return (.found(own), false, nil) }
+            let (slot, isNew) = memoSlot(of: own, in: &state)
+            state.pendingLookups[key] = MemoRecord(entry: own, slot: slot)
+            return (.found(own), isNew, rebuildMemoIfDue(&state))
+        }
+        if newSlot, case .found(let entry) = answer { notePerContainerSlot(of: entry) }
+        return answer
+    }
+
+    /// What a lookup learned from this container alone, under its lock.
+    private enum LocalAnswer {
+        /// A pending lookup or an own registration answered.
+        case found(AnyEntry)
+        /// Not here: the walk goes on through these links and the parent; the generation
+        /// tells whether a memo record of the walk's result would still be current.
+        case elsewhere([WeakContainer], UInt64)
+    }
+
+    /// The cache slot a memo record of `entry` points to for lookups starting here: the
+    /// owner's slot for singletons, this container's own slot for `perContainer` (and whether
+    /// it was made just now). Call with the lock held.
+    private func memoSlot(of entry: AnyEntry, in state: inout State) -> (slot: AnySlot?, isNew: Bool) {
+        switch entry.lifetime {
+        case .singleton, .weakSingleton, .eagerSingleton: (entry.ownerSlot, false)
+        case .perContainer: Self.perContainerSlot(for: entry, in: &state)
+        case .unique, .graph: (nil, false)
+        }
+    }
+
+    /// The memoized entry for `key` in the snapshot. Call inside a `Reclamation` read.
+    private func memoSnapshotEntry(_ key: Key) -> AnyEntry? {
+        let bits = memo.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return nil }
+        // Invariant: `memo` holds a retained snapshot, released only after
+        // `Reclamation.synchronize()`, which waits for this read.
+        let snapshot = Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        return snapshot.find(key)?.entry.takeUnretainedValue()
+    }
+
+    /// Opens the cached-read probe of `Container.resolve` for the untagged, argument-free key
+    /// of `type`: the slot of the cached registration memoized for it in lookups starting
+    /// here, inside a protected read that the caller closes with `CachedRead.end()` once it has
+    /// read the slot. `nil` (the general path runs) for anything else: no memo record yet, an
+    /// uncached lifetime, a registration of another type answering `type`, an active scope.
+    @usableFromInline
+    func beginCachedRead(ofType type: Any.Type) -> CachedRead? {
+        guard !ScopeActivity.mayBeActive else { return nil }
+        var container = self
+        // A transparent container's lookups are its parent's, except for its own
+        // `perContainer` instances: those are read through the general path.
+        var isStart = true
+        while let parent = container.parent, container.isTransparent.load(ordering: .sequentiallyConsistent) {
+            container = parent
+            isStart = false
+        }
+        guard container.memo.load(ordering: .relaxed) != 0 else { return nil }
+        let thread = ThreadState.current
+        Reclamation.begin(thread)
+        let bits = container.memo.load(ordering: .sequentiallyConsistent)
+        if bits != 0 {
+            // Invariant: see `memoSnapshotEntry`.
+            let snapshot = Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+                .takeUnretainedValue()
+            if case .slot(let slot) = snapshot.findSimple(ofType: ObjectIdentifier(type), perContainerToo: isStart) {
+                return CachedRead(thread: thread, slot: slot)
+            }
+        }
+        Reclamation.end(thread)
+        return nil
+    }
+}
+
+/// A protected read opened by `Container.beginCachedRead`: `slot` (unretained) stays valid
+/// until `end()`, which the caller calls exactly once.
+@usableFromInline
+struct CachedRead {
+    let thread: ThreadState
+    /// Unretained: the memo snapshot holds it, and the snapshot is not released before the
+    /// read ends (`Reclamation`).
+    @usableFromInline let slot: Unmanaged<AnySlot>
+
+    /// Closes the protected read.
+    @usableFromInline
+    func end() { Reclamation.end(thread) }
+}
+
+extension Container {
+    /// Moves the pending lookups into the snapshot once they are as many as the records
+    /// already there (at least 16), so rebuilding costs amortized constant time per lookup.
+    /// Call with the lock held; returns the old snapshot, to release after unlocking.
+    private func rebuildMemoIfDue(_ state: inout State) -> MemoSnapshot? {
+        state.pendingLookups.count >= max(16, state.memoCount) ? rebuildMemo(&state) : nil
+    }
+
+    /// Replaces the snapshot with one holding its records and the pending ones. Call with the
+    /// lock held; returns the old snapshot, to release after unlocking.
+    private func rebuildMemo(_ state: inout State) -> MemoSnapshot? {
+        let bits = memo.load(ordering: .sequentiallyConsistent)
+        let old = bits == 0 ? nil : Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
+        let snapshot = MemoSnapshot(extending: old?.takeUnretainedValue(), with: state.pendingLookups)
+        state.pendingLookups = [:]
+        state.memoCount = snapshot.count
+        return swapMemo(Int(bitPattern: Unmanaged.passRetained(snapshot).toOpaque()))
+    }
+
+    /// Publishes a new snapshot (bits of a retained one, 0 for none) and returns the old one
+    /// once no reader can still use it. Call with the lock held; release the result after
+    /// unlocking.
+    func swapMemo(_ bits: Int) -> MemoSnapshot? {
+        let old = memo.exchange(bits, ordering: .sequentiallyConsistent)
+        guard old != 0 else { return nil }
+        Reclamation.synchronize()
+        return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
+    }
+}

@@ -1,0 +1,185 @@
+import Synchronization
+
+/// A registration as a container stores it: key, lifetime, owner, and the forwarded keys and
+/// `onResolved` blocks added later. `Entry<T>` adds the factory and the cache slot.
+package class AnyEntry: @unchecked Sendable {
+    // @unchecked: the stored properties are immutable after init, except the atomics and
+    // `extras`, which is behind its own lock.
+    let key: Key
+    let lifetime: Lifetime
+    /// Process-wide and never reused (unlike an address): what this registration is told apart
+    /// by in tables that may outlive it (a resolve's `graph` instances and frames, the
+    /// `perContainer` caches of other containers).
+    let serial: UInt64
+    /// The owning container (weakly) and its name, shared with its other registrations.
+    private let ownerLink: OwnerLink
+    /// Set when the registration is removed or replaced (or its owner goes): a build already
+    /// running then publishes nothing. Shared with the registration's slots.
+    let retirement: Retirement
+    /// Set by the first lookup this entry answered from its own container (see
+    /// `Container.lookup`): a key asked for twice is worth memoizing.
+    private let lookedUp = Atomic<Bool>(false)
+    /// How many `onResolved` blocks there are, readable without the lock.
+    private let blockCount = Atomic<Int>(0)
+    private let extras = Locked(Extras())
+
+    private struct Extras: Sendable {
+        var forwardKeys: [Key] = []
+        var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
+        /// The containers holding a `perContainer` instance of this registration, told to drop
+        /// it when the registration is retired.
+        var perContainerHolders: [WeakContainer] = []
+    }
+
+    private static let serials = Atomic<UInt64>(0)
+
+    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement) {
+        self.key = key
+        self.retirement = retirement
+        self.lifetime = lifetime
+        self.ownerLink = owner.ownerLink
+        self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    /// The container that owns this registration, or `nil` once it is deallocated.
+    var owner: Container? { ownerLink.container }
+    /// The owning container's name, known after it is deallocated too.
+    var ownerName: String { ownerLink.name }
+
+    /// The registered type (the `T` of `register`).
+    var valueType: Any.Type { key.type }
+
+    // MARK: Forwarded keys and blocks
+
+    var forwards: [Key] { extras.withLock { $0.forwardKeys } }
+
+    func addForward(_ key: Key) {
+        extras.withLock { extras in if !extras.forwardKeys.contains(key) { extras.forwardKeys.append(key) } }
+    }
+
+    /// Forgets a forwarded key that another registration has taken over.
+    func removeForward(_ key: Key) {
+        extras.withLock { extras in extras.forwardKeys.removeAll { $0 == key } }
+    }
+
+    func addErasedBlock(_ block: @escaping @Sendable (Resolver, Any) throws -> Void) {
+        extras.withLock { extras in
+            extras.blocks.append(block)
+            blockCount.store(extras.blocks.count, ordering: .releasing)
+        }
+    }
+
+    /// True once an `onResolved` block was added; no lock.
+    var hasOnResolvedBlocks: Bool { blockCount.load(ordering: .acquiring) != 0 }
+
+    /// The `onResolved` blocks, in the order added.
+    var onResolvedBlocks: [@Sendable (Resolver, Any) throws -> Void] {
+        hasOnResolvedBlocks ? extras.withLock { $0.blocks } : []
+    }
+
+    /// The forwarded keys and `onResolved` blocks as they are now, for a snapshot.
+    var capturedExtras: CapturedExtras {
+        extras.withLock { CapturedExtras(forwardKeys: $0.forwardKeys, blocks: $0.blocks) }
+    }
+
+    /// Puts back the forwarded keys and blocks a snapshot captured: `implements` and
+    /// `onResolved` calls made since are undone.
+    func restoreExtras(_ captured: CapturedExtras) {
+        // The blocks undone are released here, after the lock: one may hold the last reference
+        // to an object whose deinit resolves.
+        let undone = extras.withLock { extras -> [@Sendable (Resolver, Any) throws -> Void] in
+            let undone = extras.blocks
+            extras.forwardKeys = captured.forwardKeys
+            extras.blocks = captured.blocks
+            blockCount.store(extras.blocks.count, ordering: .releasing)
+            return undone
+        }
+        _ = undone
+    }
+
+    /// What `capturedExtras` returns and `restoreExtras` takes.
+    struct CapturedExtras: Sendable {
+        let forwardKeys: [Key]
+        let blocks: [@Sendable (Resolver, Any) throws -> Void]
+    }
+
+    // MARK: Lifecycle
+
+    /// Records a lookup this entry answered from its own container; true when one was recorded
+    /// before (the key is then worth memoizing).
+    func noteLookedUp() -> Bool {
+        lookedUp.exchange(true, ordering: .relaxed)
+    }
+
+    /// Records that `container` holds a `perContainer` instance of this registration, so that
+    /// retiring the registration drops it there. Call without any container lock held.
+    func notePerContainerHolder(_ container: Container) {
+        let live = extras.withLock { extras -> [Container] in
+            let live = extras.perContainerHolders.removeGone()
+            if !live.contains(where: { $0 === container }) {
+                extras.perContainerHolders.append(WeakContainer(container))
+            }
+            return live
+        }
+        _ = live  // released after the lock
+    }
+
+    /// Marks the registration removed or replaced: its slots refuse instances from now on, its
+    /// owner's slot and every `perContainer` instance of it are dropped.
+    func retire() {
+        retirement.retire()
+        dropCachedInstances()
+    }
+
+    /// Drops the instances cached for this registration: its owner's slot and every
+    /// `perContainer` instance of it.
+    func dropCachedInstances() {
+        ownerSlot?.clear()
+        let holders = extras.withLock { extras -> [Container] in
+            defer { extras.perContainerHolders = [] }
+            return extras.perContainerHolders.compactMap(\.value)
+        }
+        for holder in holders { holder.dropPerContainerInstance(of: self) }
+    }
+
+    /// Brings a retired registration back (a restored snapshot holds it).
+    func reinstate() { retirement.reinstate() }
+
+    // MARK: Typed parts (Entry<T>)
+
+    /// The slot of an owner-rooted lifetime, in the owner; `nil` for the other lifetimes.
+    var ownerSlot: AnySlot? { nil }
+
+    /// A fresh, empty slot of the right type, for `perContainer` caches and override scopes.
+    func makeSlot() -> AnySlot { preconditionFailure("AnyEntry is abstract: use Entry<T>") }
+
+    /// Produces the instance for a request and casts it to the requested type.
+    func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {
+        preconditionFailure("AnyEntry is abstract: use Entry<T>")
+    }
+
+    /// Produces the instance for a request, erased.
+    func produceAny(_ request: Request, in context: ResolutionContext) throws -> Any {
+        preconditionFailure("AnyEntry is abstract: use Entry<T>")
+    }
+}
+
+/// What one resolve asks of an entry.
+struct Request {
+    /// The key as requested (a forwarded type, or the entry's own key).
+    let key: Key
+    /// The container the request's lookup started from.
+    let start: Container
+    /// Runtime arguments, when the key has argument types.
+    let arguments: Arguments?
+}
+
+/// Set when a registration is removed or replaced, after which a build that was already
+/// running publishes nothing. Shared by a registration and all its slots.
+final class Retirement: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isRetired: Bool { flag.load(ordering: .sequentiallyConsistent) }
+    func retire() { flag.store(true, ordering: .sequentiallyConsistent) }
+    /// A restored snapshot brings the registration back.
+    func reinstate() { flag.store(false, ordering: .sequentiallyConsistent) }
+}

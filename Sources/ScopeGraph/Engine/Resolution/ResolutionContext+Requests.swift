@@ -1,0 +1,124 @@
+/// The requests a resolve serves: a key from a container, the same with `nil` for nothing
+/// registered, and every registration of a type.
+extension ResolutionContext {
+    static func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
+        try withContext { try $0.resolve(key, as: type, from: start, arguments: arguments) }
+    }
+
+    static func resolveIfRegistered<T>(_ key: Key, as type: T.Type, from start: Container) throws -> T? {
+        do {
+            return try withContext { context in
+                // One lookup decides: a registration removed meanwhile on another thread is
+                // either found (and built) or not registered, never found and then missing.
+                try context.resolve(key, as: type, from: start, arguments: nil, ownerGoneIsMissing: true) { _ in
+                    // Registered for the type and tag with other arguments is not "nothing".
+                    let missing = context.missingError(key, from: start)
+                    if case .argumentMismatch = missing.kind { throw missing }
+                    throw NothingRegistered()
+                }
+            }
+        } catch is NothingRegistered {
+            return nil
+        }
+    }
+
+    static func resolveAll<T>(_ type: T.Type, from start: Container) throws -> [T] {
+        try withContext { context in
+            let scope = ScopeActivity.current
+            var seen: Set<Key> = []
+            // One instance per registration, even when it answers for `T` under several tags.
+            var included: Set<UInt64> = []
+            var results: [T] = []
+            for container in start.lookupOrder() {
+                let candidates = container.registrationsInOrder(scope: scope) {
+                    $0.type == T.self && $0.arguments.isEmpty
+                }
+                for (key, entry) in candidates where seen.insert(key).inserted {
+                    guard included.insert(entry.serial).inserted else { continue }
+                    let request = Request(key: key, start: start, arguments: nil)
+                    results.append(try context.produce(entry, request, as: T.self))
+                }
+            }
+            return results
+        }
+    }
+
+    func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
+        try resolve(key, as: type, from: start, arguments: arguments) { throw missingError($0, from: start) }
+    }
+
+    /// `resolve`, calling `ifMissing` with the key looked up last when nothing answers (and,
+    /// with `ownerGoneIsMissing`, when what answered belongs to a container freed meanwhile).
+    func resolve<T>(
+        _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?,
+        ownerGoneIsMissing: Bool = false, ifMissing: (Key) throws -> T
+    ) throws -> T {
+        noteTopLevelStart(start)
+        // The scope the calling task sees now: one entered inside a factory applies here.
+        let scope = ScopeActivity.current
+        if let entry = start.lookup(key, scope: scope) {
+            if ownerGoneIsMissing, entry.lifetime.isOwnerRooted, entry.owner == nil { return try ifMissing(key) }
+            return try produce(entry, Request(key: key, start: start, arguments: arguments), as: T.self)
+        }
+        // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
+        if let optional = T.self as? any OptionalResolvable.Type {
+            let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
+            guard let entry = start.lookup(wrappedKey, scope: scope) else { return try ifMissing(wrappedKey) }
+            let request = Request(key: wrappedKey, start: start, arguments: arguments)
+            let value = try produceAny(entry, request)
+            guard let wrapped = optional.wrap(value) else { throw error(.typeMismatch, wrappedKey) }
+            // Checked: `wrap` returns an `Optional<Wrapped>`, which is `T`.
+            return wrapped as! T
+        }
+        return try ifMissing(key)
+    }
+
+    func produce<T>(_ entry: AnyEntry, _ request: Request, as type: T.Type) throws -> T {
+        guard let observer = ScopeActivity.current?.observer else {
+            return try entry.produce(request, as: T.self, in: self)
+        }
+        return try observing(entry, request, observer) { try entry.produce(request, as: T.self, in: self) }
+    }
+
+    func produceAny(_ entry: AnyEntry, _ request: Request) throws -> Any {
+        guard let observer = ScopeActivity.current?.observer else { return try entry.produceAny(request, in: self) }
+        return try observing(entry, request, observer) { try entry.produceAny(request, in: self) }
+    }
+
+    /// Runs `body` and tells `observer` what it did. A factory that ran for this request is
+    /// the last one to return before the request does, so "new" is exact.
+    private func observing<R>(
+        _ entry: AnyEntry, _ request: Request, _ observer: any ResolutionObserver, _ body: () throws -> R
+    ) throws -> R {
+        let dependent = stack.last?.entry
+        let depth = stack.count
+        let clock = ContinuousClock()
+        let started = clock.now
+        lastConstructed = nil
+        let value = try body()
+        let isNew = lastConstructed == entry.serial && lastConstructedDepth == depth
+        observer.resolved(
+            ResolutionEvent(
+                key: request.key, entry: entry, dependent: dependent, start: request.start, isNew: isNew,
+                duration: clock.now - started, depth: depth))
+        return value
+    }
+}
+
+/// What `resolveIfRegistered` throws to itself when nothing answers the request itself (a
+/// missing dependency of what does answer still throws its `ResolutionError`).
+private struct NothingRegistered: Error {}
+
+/// Lets `resolve` see through `Optional<Wrapped>`.
+protocol OptionalResolvable {
+    static var wrappedType: Any.Type { get }
+    static func wrap(_ value: Any) -> Any?
+}
+
+extension Optional: OptionalResolvable {
+    static var wrappedType: Any.Type { Wrapped.self }
+    static func wrap(_ value: Any) -> Any? {
+        guard let wrapped = value as? Wrapped else { return nil }
+        return Optional(wrapped) as Any
+    }
+}
