@@ -16,7 +16,7 @@ public struct ServiceTag: Hashable, Sendable, ExpressibleByStringLiteral, Expres
 {
     /// The name with its hash, computed once when the tag is made: a lookup by a tag made
     /// ahead (`static let primary: ServiceTag = "primary"`) never hashes the string again.
-    @usableFromInline let storage: Name
+    let storage: Name
 
     /// The tag's name; two tags are equal when their names are.
     public var name: String { storage.string }
@@ -49,13 +49,12 @@ public struct ServiceTag: Hashable, Sendable, ExpressibleByStringLiteral, Expres
     public func hash(into hasher: inout Hasher) { hasher.combine(storage.hash) }
 
     /// The name's `hashValue`, computed when the tag was made.
-    @inlinable var nameHash: Int { storage.hash }
+    var nameHash: Int { storage.hash }
 
     /// A tag's name and its hash; immutable.
-    @usableFromInline
     final class Name: Sendable {
         let string: String
-        @usableFromInline let hash: Int
+        let hash: Int
 
         init(_ string: String) {
             self.string = string

@@ -109,7 +109,7 @@ extension Container {
             // Invariant: see `memoSnapshotEntry`.
             let snapshot = Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
                 .takeUnretainedValue()
-            if case .slot(let slot) = snapshot.findSimple(ofType: ObjectIdentifier(type), perContainerToo: isStart) {
+            if let slot = snapshot.cachedSlot(ofType: ObjectIdentifier(type), perContainerToo: isStart) {
                 return CachedRead(thread: thread, slot: slot)
             }
         }

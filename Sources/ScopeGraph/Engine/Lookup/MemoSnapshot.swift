@@ -23,8 +23,10 @@ final class MemoSnapshot: @unchecked Sendable {
         /// The key's `hash`, kept so that a larger snapshot places the bucket without hashing.
         var hash = 0
         var key: Key?
-        var entry: Unmanaged<AnyEntry>?
-        var slot: Unmanaged<AnySlot>?
+        /// Held strongly by the bucket (the buffer's `initialize` and `deinitialize` count the
+        /// references), so that a reader inside a protected read may use them unretained.
+        var entry: AnyEntry?
+        var slot: AnySlot?
     }
 
     let count: Int
@@ -44,8 +46,6 @@ final class MemoSnapshot: @unchecked Sendable {
         if let old {
             for index in 0...old.mask where old.buckets[index].type != nil {
                 let bucket = old.buckets[index]
-                _ = bucket.entry?.retain()
-                _ = bucket.slot?.retain()
                 var target = bucket.hash & mask
                 while buckets[target].type != nil { target = (target + 1) & mask }
                 buckets[target] = bucket
@@ -57,7 +57,7 @@ final class MemoSnapshot: @unchecked Sendable {
             let bucket = Bucket(
                 type: ObjectIdentifier(key.type), isSimple: key.isSimple, ownType: record.entry.valueType == key.type,
                 isPerContainer: record.entry.lifetime == .perContainer, hash: hash, key: key,
-                entry: .passRetained(record.entry), slot: record.slot.map { .passRetained($0) })
+                entry: record.entry, slot: record.slot)
             var target = hash & mask
             while let type = buckets[target].type {
                 // A key memoized again meanwhile (two lookups raced past the snapshot): replace.
@@ -68,22 +68,13 @@ final class MemoSnapshot: @unchecked Sendable {
                 }
                 target = (target + 1) & mask
             }
-            if buckets[target].type == nil {
-                count += 1
-            } else {
-                buckets[target].entry?.release()
-                buckets[target].slot?.release()
-            }
+            if buckets[target].type == nil { count += 1 }
             buckets[target] = bucket
         }
         self.count = count
     }
 
     deinit {
-        for index in 0...mask {
-            buckets[index].entry?.release()
-            buckets[index].slot?.release()
-        }
         buckets.deinitialize(count: mask + 1)
         buckets.deallocate()
     }
@@ -98,69 +89,30 @@ final class MemoSnapshot: @unchecked Sendable {
             let bucket = buckets + index
             guard let candidate = bucket.pointee.type else { return nil }
             if candidate == type, bucket.pointee.isSimple == simple, simple || bucket.pointee.key! == key {
-                return (bucket.pointee.entry!, bucket.pointee.slot)
+                return (.passUnretained(bucket.pointee.entry!), bucket.pointee.slot.map { .passUnretained($0) })
             }
             index = (index + 1) & mask
         }
     }
 
-    /// What the memo knows about the simple key of a type, for the inlined resolve path.
-    enum SimpleMatch {
-        /// The cache slot of the registration of the type's own type.
-        case slot(Unmanaged<AnySlot>)
-        /// The `unique` or `graph` registration of the type's own type.
-        case uncached(Unmanaged<AnyEntry>)
-        /// A `perContainer` registration of the type's own type, in an ancestor's memo: the
-        /// slot to read is the starting container's own.
-        case startingContainersSlot(Unmanaged<AnyEntry>)
-        /// A record the inlined path cannot use (a forwarded type needs a cast).
-        case none
-        /// No record: the key has not been looked up often enough to be memoized.
-        case missing
-    }
-
-    /// The record of the simple key of `type`, when its registration's own type is `type`
-    /// (a forwarded type needs a cast); `perContainer` slots only when `perContainerToo`.
-    @inline(__always)
-    func findSimple(ofType type: ObjectIdentifier, perContainerToo: Bool) -> SimpleMatch {
+    /// The cache slot memoized for the simple key (no tag, no arguments) of `type`, when its
+    /// registration's own type is `type` (a forwarded type needs a cast) and it is a cached
+    /// lifetime; `perContainer` slots only when `perContainerToo` (a memo read for a
+    /// transparent child holds its parent's `perContainer` slots, not the child's). Unretained:
+    /// valid only inside the protected read. For the cached-read probe.
+    func cachedSlot(ofType type: ObjectIdentifier, perContainerToo: Bool) -> Unmanaged<AnySlot>? {
         var index = Self.hash(type) & mask
         while true {
             let bucket = buckets + index
-            guard let candidate = bucket.pointee.type else { return .missing }
+            guard let candidate = bucket.pointee.type else { return nil }
             if candidate == type, bucket.pointee.isSimple {
-                return Self.match(bucket, perContainerToo: perContainerToo)
+                guard bucket.pointee.ownType, let slot = bucket.pointee.slot,
+                    perContainerToo || !bucket.pointee.isPerContainer
+                else { return nil }
+                return .passUnretained(slot)
             }
             index = (index + 1) & mask
         }
-    }
-
-    /// The record of the key of `type` and `tag` (no arguments), on the same terms as
-    /// `findSimple`; `tagHash` is the tag's name's `hashValue`.
-    func findTagged(ofType type: ObjectIdentifier, tag: ServiceTag, tagHash: Int, perContainerToo: Bool)
-        -> SimpleMatch
-    {
-        var index = Self.hash(type, tagHash: tagHash) & mask
-        while true {
-            let bucket = buckets + index
-            guard let candidate = bucket.pointee.type else { return .missing }
-            if candidate == type, !bucket.pointee.isSimple, let key = bucket.pointee.key, key.arguments.isEmpty,
-                key.tag == tag
-            {
-                return Self.match(bucket, perContainerToo: perContainerToo)
-            }
-            index = (index + 1) & mask
-        }
-    }
-
-    /// What the inlined path may do with the record in `bucket`.
-    @inline(__always)
-    private static func match(_ bucket: UnsafeMutablePointer<Bucket>, perContainerToo: Bool) -> SimpleMatch {
-        guard bucket.pointee.ownType else { return .none }
-        if let slot = bucket.pointee.slot {
-            return perContainerToo || !bucket.pointee.isPerContainer
-                ? .slot(slot) : .startingContainersSlot(bucket.pointee.entry!)
-        }
-        return .uncached(bucket.pointee.entry!)
     }
 
     @inline(__always)
@@ -179,13 +131,6 @@ final class MemoSnapshot: @unchecked Sendable {
         return Int(bitPattern: (bits &* 0x9E37_79B9_7F4A_7C15) >> 20)
     }
 
-    /// `hash(_:)` of the key of `type` and a tag whose name hashes to `tagHash`, without
-    /// arguments.
-    @inline(__always)
-    private static func hash(_ type: ObjectIdentifier, tagHash: Int) -> Int {
-        let bits = UInt(bitPattern: Int(bitPattern: type)) ^ UInt(bitPattern: tagHash)
-        return Int(bitPattern: (bits &* 0x9E37_79B9_7F4A_7C15) >> 20)
-    }
 }
 
 extension Key {

@@ -1,6 +1,63 @@
 /// The requests a resolve serves: a key from a container, the same with `nil` for nothing
 /// registered, and every registration of a type.
 extension ResolutionContext {
+    /// Runs `body` in the resolve in progress on this thread, or as a new top-level resolve:
+    /// pending `onResolved` blocks run and cached instances are published before it returns;
+    /// on failure nothing it built is cached.
+    static func withContext<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
+        let thread = ThreadState.current
+        if let context = thread.context { return try body(context) }
+        let context = thread.spare ?? ResolutionContext()
+        thread.spare = nil
+        thread.context = context
+        defer { context.unbind(from: thread) }
+        let result: R
+        do {
+            result = try body(context)
+        } catch {
+            context.failTopLevel(error)
+            throw error
+        }
+        try context.endTopLevel()
+        return result
+    }
+
+    /// Ends a successful top-level resolve: runs the pending `onResolved` blocks and
+    /// publishes what it built (with the resolves it shares a cycle with, if any).
+    private func endTopLevel() throws {
+        if !usedCoordinator {
+            guard !pending.isEmpty else { return }
+            do {
+                try runPendingBlocks()
+            } catch {
+                failTopLevel(error)
+                throw error
+            }
+            // Blocks that built cached instances took part in coordination after all.
+            guard usedCoordinator else { return }
+        }
+        try BuildCoordinator.shared.finish(self)
+    }
+
+    /// Ends a failed top-level resolve: releases what it was building.
+    private func failTopLevel(_ error: any Error) {
+        guard usedCoordinator else { return }
+        BuildCoordinator.shared.fail(self, with: error)
+    }
+
+    /// Unbinds the finished context from `thread`; keeps it for the thread's next top-level
+    /// resolve when no other thread can reach it.
+    private func unbind(from thread: ThreadState) {
+        thread.context = nil
+        guard !usedCoordinator else { return }
+        stack.removeAll(keepingCapacity: true)
+        if !graph.isEmpty { graph.removeAll() }
+        if !pending.isEmpty { pending.removeAll() }
+        lastConstructed = nil
+        topLevelStart = nil
+        thread.spare = self
+    }
+
     static func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
         try withContext { try $0.resolve(key, as: type, from: start, arguments: arguments) }
     }
