@@ -114,8 +114,14 @@ extension ResolutionContext {
         // The scope the calling task sees now: one entered inside a factory applies here.
         let scope = ScopeActivity.current
         if let entry = start.lookup(key, scope: scope) {
-            if ownerGoneIsMissing, entry.lifetime.isOwnerRooted, entry.owner == nil { return try ifMissing(key) }
-            return try produce(entry, Request(key: key, start: start, arguments: arguments), as: T.self)
+            let request = Request(key: key, start: start, arguments: arguments)
+            guard ownerGoneIsMissing, entry.lifetime.isOwnerRooted else {
+                return try produce(entry, request, as: T.self)
+            }
+            // A collaborator freed since the lookup found its registration: nothing answers. The
+            // owner is held until the instance is produced, so it cannot go in between.
+            guard let owner = entry.owner else { return try ifMissing(key) }
+            return try withExtendedLifetime(owner) { try produce(entry, request, as: T.self) }
         }
         // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
         if let optional = T.self as? any OptionalResolvable.Type {
