@@ -30,7 +30,7 @@ public final class Container: Sendable {
 
     /// Registrations, links, children, pending lookups and `perContainer` instances, behind
     /// this container's lock. No user code runs inside it.
-    let state = Mutex(State())
+    private let state = Locked(State())
     /// The memo snapshot (a retained `MemoSnapshot`, as bits; 0 for none), read without locks
     /// by lookups. Replaced only with this container's lock held.
     let memo = Atomic<Int>(0)
@@ -52,7 +52,7 @@ public final class Container: Sendable {
         try state.withLock { state in try body(&state) }
     }
 
-    struct State: ~Copyable {
+    struct State {
         var registrations = [Key: Registered]()
         var collaborators: [WeakContainer] = []
         /// Containers that collaborate with this one (reverse links), for cache invalidation.

@@ -21,9 +21,11 @@ package class AnyEntry: @unchecked Sendable {
     private let lookedUp = Atomic<Bool>(false)
     /// How many `onResolved` blocks there are, readable without the lock.
     private let blockCount = Atomic<Int>(0)
-    private let extras = Locked(Extras())
+    /// Forwarded keys, blocks and `perContainer` holders, made by the first of them: most
+    /// registrations never have any.
+    private let lazyExtras = AtomicLazyReference<Locked<Extras>>()
 
-    private struct Extras: Sendable {
+    private struct Extras {
         var forwardKeys: [Key] = []
         var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
         /// The containers holding a `perContainer` instance of this registration, told to drop
@@ -32,6 +34,12 @@ package class AnyEntry: @unchecked Sendable {
     }
 
     private static let serials = Atomic<UInt64>(0)
+
+    /// The extras, made on first use (once: a thread that loses the race drops its own).
+    private var extras: Locked<Extras> {
+        if let existing = lazyExtras.load() { return existing }
+        return lazyExtras.storeIfNil(Locked(Extras()))
+    }
 
     init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement) {
         self.key = key
@@ -51,7 +59,7 @@ package class AnyEntry: @unchecked Sendable {
 
     // MARK: Forwarded keys and blocks
 
-    var forwards: [Key] { extras.withLock { $0.forwardKeys } }
+    var forwards: [Key] { lazyExtras.load()?.withLock { $0.forwardKeys } ?? [] }
 
     func addForward(_ key: Key) {
         extras.withLock { extras in if !extras.forwardKeys.contains(key) { extras.forwardKeys.append(key) } }
@@ -59,7 +67,7 @@ package class AnyEntry: @unchecked Sendable {
 
     /// Forgets a forwarded key that another registration has taken over.
     func removeForward(_ key: Key) {
-        extras.withLock { extras in extras.forwardKeys.removeAll { $0 == key } }
+        lazyExtras.load()?.withLock { extras in extras.forwardKeys.removeAll { $0 == key } }
     }
 
     func addErasedBlock(_ block: @escaping @Sendable (Resolver, Any) throws -> Void) {
@@ -79,7 +87,8 @@ package class AnyEntry: @unchecked Sendable {
 
     /// The forwarded keys and `onResolved` blocks as they are now, for a snapshot.
     var capturedExtras: CapturedExtras {
-        extras.withLock { CapturedExtras(forwardKeys: $0.forwardKeys, blocks: $0.blocks) }
+        lazyExtras.load()?.withLock { CapturedExtras(forwardKeys: $0.forwardKeys, blocks: $0.blocks) }
+            ?? CapturedExtras(forwardKeys: [], blocks: [])
     }
 
     /// Puts back the forwarded keys and blocks a snapshot captured: `implements` and
@@ -135,10 +144,11 @@ package class AnyEntry: @unchecked Sendable {
     /// `perContainer` instance of it.
     func dropCachedInstances() {
         ownerSlot?.clear()
-        let holders = extras.withLock { extras -> [Container] in
-            defer { extras.perContainerHolders = [] }
-            return extras.perContainerHolders.compactMap(\.value)
-        }
+        let holders =
+            lazyExtras.load()?.withLock { extras -> [Container] in
+                defer { extras.perContainerHolders = [] }
+                return extras.perContainerHolders.compactMap(\.value)
+            } ?? []
         for holder in holders { holder.dropPerContainerInstance(of: self) }
     }
 

@@ -10,9 +10,9 @@ import Darwin
 /// until another thread's build ends (`BuildCoordinator`). Every pthread call's return code is
 /// checked: a failing lock operation is a broken invariant, never something to carry on from.
 ///
-/// The standard `Mutex` has no condition variable, so this wraps the pthread objects the way
-/// swift-nio's `NIOLock` does: heap-allocated (never moved), touched only through the calls
-/// below.
+/// The standard `Mutex` has no condition variable (and ThreadSanitizer does not see its waits,
+/// see `Locked`), so this wraps the pthread objects the way swift-nio's `NIOLock` does:
+/// heap-allocated (never moved), touched only through the calls below.
 final class ConditionLock: @unchecked Sendable {
     // @unchecked: the pthread objects live at fixed heap addresses and are only used through
     // pthread calls, which are thread-safe.
@@ -24,36 +24,32 @@ final class ConditionLock: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
-        Self.check(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
-        Self.check(pthread_cond_init(condition, nil), "pthread_cond_init")
+        checkPthread(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
+        checkPthread(pthread_cond_init(condition, nil), "pthread_cond_init")
     }
 
     deinit {
-        Self.check(pthread_cond_destroy(condition), "pthread_cond_destroy")
-        Self.check(pthread_mutex_destroy(mutex), "pthread_mutex_destroy")
+        checkPthread(pthread_cond_destroy(condition), "pthread_cond_destroy")
+        checkPthread(pthread_mutex_destroy(mutex), "pthread_mutex_destroy")
         condition.deinitialize(count: 1)
         condition.deallocate()
         mutex.deinitialize(count: 1)
         mutex.deallocate()
     }
 
-    func lock() { Self.check(pthread_mutex_lock(mutex), "pthread_mutex_lock") }
-    func unlock() { Self.check(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
+    func lock() { checkPthread(pthread_mutex_lock(mutex), "pthread_mutex_lock") }
+    func unlock() { checkPthread(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
 
     /// Sleeps until `broadcast()`, with the lock released meanwhile. Call with the lock held;
     /// wake-ups may be spurious, so callers re-check their condition in a loop.
-    func wait() { Self.check(pthread_cond_wait(condition, mutex), "pthread_cond_wait") }
+    func wait() { checkPthread(pthread_cond_wait(condition, mutex), "pthread_cond_wait") }
 
     /// Wakes every waiting thread. Call with the lock held.
-    func broadcast() { Self.check(pthread_cond_broadcast(condition), "pthread_cond_broadcast") }
+    func broadcast() { checkPthread(pthread_cond_broadcast(condition), "pthread_cond_broadcast") }
 
     func withLock<R>(_ body: () throws -> R) rethrows -> R {
         lock()
         defer { unlock() }
         return try body()
-    }
-
-    private static func check(_ result: Int32, _ call: StaticString) {
-        precondition(result == 0, "ScopeGraph: \(call) failed with error \(result)")
     }
 }
