@@ -13,11 +13,12 @@ extension Container: Resolving, ResolutionEntryPoint {
         // The cached-read probe, inlined so that it is specialized for `T`: a published
         // instance of a memoized cached registration, read without a lock.
         if tag == nil, let read = beginCachedRead(ofType: T.self) {
-            let slot = read.slot.takeUnretainedValue()
-            // Invariant: the memo records, for a key of `T` itself, a slot of a registration
-            // of `T` (`MemoSnapshot.Bucket.ownType`), made by `Entry<T>`: a `Slot<T>`.
-            assert(slot is Slot<T>, "ScopeGraph: the memo gave a \(Swift.type(of: slot)) for \(T.self)")
-            let cached = unsafeDowncast(slot, to: Slot<T>.self).readPublished()
+            let cached = read.slot._withUnsafeGuaranteedRef { slot in
+                // Invariant: the memo records, for a key of `T` itself, a slot of a
+                // registration of `T` (`MemoSnapshot.Bucket.ownType`), made by `Entry<T>`.
+                assert(slot is Slot<T>, "ScopeGraph: the memo gave a \(Swift.type(of: slot)) for \(T.self)")
+                return unsafeDowncast(slot, to: Slot<T>.self).readPublished()
+            }
             read.end()
             if let cached { return cached }
         }

@@ -24,6 +24,10 @@ public final class Container: Sendable {
     public let name: String
     /// The parent, or `nil` for a root. A child keeps its parent alive.
     public let parent: Container?
+    /// `parent`, unretained, for the cached-read probe, which must not touch reference counts
+    /// (a container is weakly referenced, so its count lives in a side table and every retain
+    /// takes the slow path). Valid as long as this container lives: `parent` keeps it alive.
+    let parentReference: Unmanaged<Container>?
     /// Process-wide and never reused: what this container is told apart by in lists that may
     /// outlive it (its parent's children, other containers' links).
     let serial: UInt64
@@ -87,12 +91,14 @@ public final class Container: Sendable {
     public init(name: String = "root") {
         self.name = name
         self.parent = nil
+        self.parentReference = nil
         self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
     private init(name: String, parent: Container) {
         self.name = name
         self.parent = parent
+        self.parentReference = Unmanaged.passUnretained(parent)
         self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
     }
 

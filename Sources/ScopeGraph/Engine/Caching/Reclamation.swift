@@ -24,10 +24,11 @@ enum Reclamation {
     /// Runs `body` as a protected read on the current thread.
     @inline(__always)
     static func read<R>(_ body: () -> R) -> R {
-        let thread = ThreadState.current
-        begin(thread)
-        defer { end(thread) }
-        return body()
+        ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { thread in
+            begin(thread)
+            defer { end(thread) }
+            return body()
+        }
     }
 
     /// Opens a protected read on `thread` (the current thread's state).
@@ -43,6 +44,9 @@ enum Reclamation {
         assert(thread.announced.load(ordering: .relaxed) != 0, "ScopeGraph: a protected read ended twice")
         thread.announced.store(0, ordering: .releasing)
     }
+
+    /// Whether the current thread is inside a protected read (for debug assertions).
+    static var isReading: Bool { ThreadState.current.announced.load(ordering: .relaxed) != 0 }
 
     /// Waits until no thread is inside a read that began before this call: an object unlinked
     /// before it may then be released.
@@ -78,19 +82,20 @@ final class ThreadState: @unchecked Sendable {
     var spare: ResolutionContext?
 
     /// The current thread's state, made on first use and freed when the thread exits.
-    static var current: ThreadState {
-        if let raw = pthread_getspecific(threadStateKey) {
-            // Invariant: the key only ever holds a retained `ThreadState` (set below).
-            return Unmanaged<ThreadState>.fromOpaque(raw).takeUnretainedValue()
-        }
+    static var current: ThreadState { currentUnmanaged.takeUnretainedValue() }
+
+    /// `current`, unretained: the thread-local holds it until the thread exits.
+    static var currentUnmanaged: Unmanaged<ThreadState> {
+        // Invariant: the key only ever holds a retained `ThreadState` (set below).
+        if let raw = pthread_getspecific(threadStateKey) { return Unmanaged.fromOpaque(raw) }
         return makeCurrent()
     }
 
     @inline(never)
-    private static func makeCurrent() -> ThreadState {
-        let state = ThreadState()
-        Reclamation.register(state)
-        let result = pthread_setspecific(threadStateKey, Unmanaged.passRetained(state).toOpaque())
+    private static func makeCurrent() -> Unmanaged<ThreadState> {
+        let state = Unmanaged.passRetained(ThreadState())
+        Reclamation.register(state.takeUnretainedValue())
+        let result = pthread_setspecific(threadStateKey, state.toOpaque())
         precondition(result == 0, "ScopeGraph: pthread_setspecific failed with error \(result)")
         return state
     }

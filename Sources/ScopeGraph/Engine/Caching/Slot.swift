@@ -34,18 +34,6 @@ class AnySlot: @unchecked Sendable {
     /// The published instance, erased.
     func publishedAny() -> Any? { preconditionFailure("AnySlot is abstract: use Slot<T>") }
 
-    /// The published box, retained, or `nil`.
-    final func loadBox() -> AnyObject? {
-        guard box.load(ordering: .relaxed) != 0 else { return nil }
-        return Reclamation.read {
-            let bits = box.load(ordering: .sequentiallyConsistent)
-            guard bits != 0 else { return nil }
-            // Invariant: a published box is retained by the slot and released only after
-            // `Reclamation.synchronize()`, which waits for this read to end.
-            return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-        }
-    }
-
     /// Publishes `box` for other resolves. Call with the coordinator lock held; what it
     /// replaces goes to `graveyard`, for release after unlocking (a deinit may resolve).
     final func publish(_ box: AnyObject, into graveyard: inout [AnyObject]) {
@@ -81,17 +69,22 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         // Invariant: this slot only ever publishes boxes made by `makeBox`, so a `WeakBox`
         // when weak and a `StrongBox<T>` otherwise; asserted in debug builds.
         let raw = UnsafeRawPointer(bitPattern: bits)!
-        if isWeak {
-            let box = Unmanaged<WeakBox>.fromOpaque(raw).takeUnretainedValue()
-            return box.object.map { $0 as! T }
+        return Unmanaged<AnyObject>.fromOpaque(raw)._withUnsafeGuaranteedRef { object in
+            if isWeak {
+                assert(object is WeakBox, "ScopeGraph: a weak slot of \(T.self) holds a \(type(of: object))")
+                // Checked: a weak slot only publishes instances of `T` (`makeBox`).
+                return unsafeDowncast(object, to: WeakBox.self).object.map { $0 as! T }
+            }
+            assert(object is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: object))")
+            return unsafeDowncast(object, to: StrongBox<T>.self).value
         }
-        let object = Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
-        assert(object is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: object))")
-        return unsafeDowncast(object, to: StrongBox<T>.self).value
     }
 
     /// The published instance, outside a protected read.
-    func published() -> T? { Reclamation.read { readPublished() } }
+    func published() -> T? {
+        guard box.load(ordering: .relaxed) != 0 else { return nil }
+        return Reclamation.read { readPublished() }
+    }
 
     override func publishedAny() -> Any? { published() }
 

@@ -6,16 +6,19 @@ extension Container {
         var seen: Set<UInt64> = [serial]
         var pending: [Container] = [self]
         while let container = pending.popLast() {
-            // The old snapshot is released when the statement ends, after the lock.
-            let (next, _) = container.withState { state in container.forgetLookups(&state) }
+            // The old snapshot and the forgotten records (which may hold the last reference to a
+            // registration removed elsewhere) are released when the statement ends, after the lock.
+            let (next, _, _) = container.withState { state in container.forgetLookups(&state) }
             for other in next where seen.insert(other.serial).inserted { pending.append(other) }
         }
     }
 
     /// Forgets this container's memoized and pending lookups. Call with the lock held; returns
-    /// the containers to tell next and the old snapshot, to release after unlocking.
-    private func forgetLookups(_ state: inout State) -> ([Container], MemoSnapshot?) {
-        if !state.pendingLookups.isEmpty { state.pendingLookups = [:] }
+    /// the containers to tell next, the old snapshot and the pending records, to release after
+    /// unlocking.
+    private func forgetLookups(_ state: inout State) -> ([Container], MemoSnapshot?, [Key: MemoRecord]) {
+        let pending = state.pendingLookups
+        if !pending.isEmpty { state.pendingLookups = [:] }
         state.memoCount = 0
         let transparent = state.registrations.isEmpty && state.collaborators.isEmpty
         if isTransparent.load(ordering: .relaxed) != transparent {
@@ -24,7 +27,7 @@ extension Container {
         let retired = memo.load(ordering: .sequentiallyConsistent) == 0 ? nil : swapMemo(0)
         state.generation &+= 1
         let next = state.children.live + state.dependents.compactMap { $0.value }
-        return (next, retired)
+        return (next, retired, pending)
     }
 
     /// This container's `perContainer` slot for `entry` (made now if there is none), and

@@ -77,6 +77,7 @@ extension Container {
 
     /// The memoized entry for `key` in the snapshot. Call inside a `Reclamation` read.
     private func memoSnapshotEntry(_ key: Key) -> AnyEntry? {
+        assert(Reclamation.isReading, "ScopeGraph: the memo read outside a protected read")
         let bits = memo.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return nil }
         // Invariant: `memo` holds a retained snapshot, released only after
@@ -93,28 +94,33 @@ extension Container {
     @usableFromInline
     func beginCachedRead(ofType type: Any.Type) -> CachedRead? {
         guard !ScopeActivity.mayBeActive else { return nil }
-        var container = self
         // A transparent container's lookups are its parent's, except for its own
-        // `perContainer` instances: those are read through the general path.
+        // `perContainer` instances: those are read through the general path. Walked without
+        // reference counting (see `parentReference`); measured in Docs/Performance.md.
+        var owner = Unmanaged.passUnretained(self)
         var isStart = true
-        while let parent = container.parent, container.isTransparent.load(ordering: .sequentiallyConsistent) {
-            container = parent
+        while let parent = owner._withUnsafeGuaranteedRef({ container in
+            container.isTransparent.load(ordering: .sequentiallyConsistent) ? container.parentReference : nil
+        }) {
+            owner = parent
             isStart = false
         }
-        guard container.memo.load(ordering: .relaxed) != 0 else { return nil }
-        let thread = ThreadState.current
-        Reclamation.begin(thread)
-        let bits = container.memo.load(ordering: .sequentiallyConsistent)
-        if bits != 0 {
+        let thread = ThreadState.currentUnmanaged
+        let slot = owner._withUnsafeGuaranteedRef { owner -> Unmanaged<AnySlot>? in
+            guard owner.memo.load(ordering: .relaxed) != 0 else { return nil }
+            thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
+            let bits = owner.memo.load(ordering: .sequentiallyConsistent)
+            guard bits != 0 else { return nil }
             // Invariant: see `memoSnapshotEntry`.
-            let snapshot = Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)
-                .takeUnretainedValue()
-            if let slot = snapshot.cachedSlot(ofType: ObjectIdentifier(type), perContainerToo: isStart) {
-                return CachedRead(thread: thread, slot: slot)
+            return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
+                $0.cachedSlot(ofType: ObjectIdentifier(type), perContainerToo: isStart)
             }
         }
-        Reclamation.end(thread)
-        return nil
+        guard let slot else {
+            thread._withUnsafeGuaranteedRef { if $0.announced.load(ordering: .relaxed) != 0 { Reclamation.end($0) } }
+            return nil
+        }
+        return CachedRead(thread: thread, slot: slot)
     }
 }
 
@@ -122,14 +128,15 @@ extension Container {
 /// until `end()`, which the caller calls exactly once.
 @usableFromInline
 struct CachedRead {
-    let thread: ThreadState
+    /// Unretained: the thread-local keeps the current thread's state alive.
+    let thread: Unmanaged<ThreadState>
     /// Unretained: the memo snapshot holds it, and the snapshot is not released before the
     /// read ends (`Reclamation`).
     @usableFromInline let slot: Unmanaged<AnySlot>
 
     /// Closes the protected read.
     @usableFromInline
-    func end() { Reclamation.end(thread) }
+    func end() { thread._withUnsafeGuaranteedRef { Reclamation.end($0) } }
 }
 
 extension Container {

@@ -54,6 +54,7 @@ extension Container {
         for entry in current where !restoredSerials.contains(entry.serial) { entry.retire() }
         for entry in restored { entry.reinstate() }
         for entry in current + restored { entry.dropCachedInstances() }
-        invalidateLookups()
+        // The registrations dropped by the restore are released here, after every lock.
+        withExtendedLifetime(current) { invalidateLookups() }
     }
 }

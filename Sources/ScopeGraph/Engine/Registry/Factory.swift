@@ -19,14 +19,4 @@ package enum Factory<T>: Sendable {
             return try factory(resolver, repeat each tuple)
         }
     }
-
-    /// Calls the factory. `arguments` is `nil` for a resolve without runtime arguments.
-    func make(_ resolver: Resolver, _ arguments: Arguments?) throws -> T {
-        switch self {
-        case .plain(let body):
-            return try body(resolver)
-        case .withArguments(let body):
-            return try body(resolver, arguments ?? Arguments())
-        }
-    }
 }

@@ -18,7 +18,8 @@ extension ResolutionContext {
     }
 
     func missingError(_ key: Key, from start: Container) -> ResolutionError {
-        let diagnosis = Diagnosis(key: key, start: start, scope: ScopeActivity.current, topLevelStart: topLevelStart)
+        let diagnosis = Diagnosis(
+            key: key, start: start, scope: ScopeActivity.current, topLevelStart: topLevelStart?.takeUnretainedValue())
         return error(diagnosis.kind, key, searched: diagnosis.searched, suggestions: diagnosis.suggestions)
     }
 

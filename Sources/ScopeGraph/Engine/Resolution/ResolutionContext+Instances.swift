@@ -103,7 +103,7 @@ extension ResolutionContext {
         try enterConstruction(entry, key: requested, identity: identity)
         let value: T
         do {
-            value = try entry.factory.make(Resolver(container: root, context: self), request.arguments)
+            value = try entry.make(Resolver(container: root, context: self), request.arguments)
         } catch {
             throw failConstruction(request.key, error)
         }
@@ -123,10 +123,11 @@ extension ResolutionContext {
 
     /// Pops the frame after the factory returned: records the instance for observers and
     /// queues its `onResolved` blocks (their resolver starts at `root`, like the factory's).
-    private func leaveConstruction(_ entry: AnyEntry, key: Key, root: Container, value: Any) {
+    private func leaveConstruction<T>(_ entry: AnyEntry, key: Key, root: Container, value: T) {
         stack.removeLast()
         lastConstructed = entry.serial
         lastConstructedDepth = stack.count
+        // Boxed as `Any` only for blocks: most instances have none.
         if entry.hasOnResolvedBlocks { queueBlocks(of: entry, key: key, root: root, instance: value) }
     }
 

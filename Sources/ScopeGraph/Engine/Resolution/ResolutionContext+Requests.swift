@@ -5,7 +5,8 @@ extension ResolutionContext {
     /// pending `onResolved` blocks run and cached instances are published before it returns;
     /// on failure nothing it built is cached.
     static func withContext<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
-        let thread = ThreadState.current
+        // Unretained: the thread-local holds the thread's state until the thread exits.
+        let thread = ThreadState.currentUnmanaged.takeUnretainedValue()
         if let context = thread.context { return try body(context) }
         let context = thread.spare ?? ResolutionContext()
         thread.spare = nil
@@ -49,13 +50,14 @@ extension ResolutionContext {
     /// resolve when no other thread can reach it.
     private func unbind(from thread: ThreadState) {
         thread.context = nil
-        guard !usedCoordinator else { return }
-        stack.removeAll(keepingCapacity: true)
-        if !graph.isEmpty { graph.removeAll() }
-        if !pending.isEmpty { pending.removeAll() }
-        lastConstructed = nil
         topLevelStart = nil
-        thread.spare = self
+        guard !usedCoordinator else { return }
+        // A failed resolve may leave blocks that never ran (and frames, when a block threw).
+        if !stack.isEmpty { stack.removeAll() }
+        if !pending.isEmpty { pending.removeAll() }
+        if !graph.isEmpty { graph.removeAll() }
+        lastConstructed = nil
+        if thread.spare == nil { thread.spare = self }
     }
 
     static func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {

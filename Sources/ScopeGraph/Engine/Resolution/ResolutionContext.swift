@@ -13,40 +13,45 @@ final class ResolutionContext: @unchecked Sendable {
     // @unchecked: the fields in the first group are touched only by the thread running the
     // resolve (or, while it waits for its group, by the thread running the group's blocks, the
     // coordinator's lock ordering the hand-over); those in the second group only with
-    // `BuildCoordinator.shared`'s lock held.
+    // `BuildCoordinator.shared`'s lock held. Both groups skip the dynamic exclusivity check
+    // (`@exclusivity(unchecked)`): that confinement already excludes overlapping accesses, the
+    // context's own code never overlaps two accesses to one field, and the checks would cost
+    // on every resolve. ThreadSanitizer checks the confinement in CI.
 
     // Owned by the resolving thread.
-    var stack: [Frame] = []
+    @exclusivity(unchecked) var stack: [Frame] = []
     /// The `graph` instances this resolve holds, by registration and starting container.
-    var graph = SmallMap<GraphKey, Any>()
-    var pending: [PendingBlocks] = []
+    @exclusivity(unchecked) var graph = SmallMap<GraphKey, Any>()
+    @exclusivity(unchecked) var pending: [PendingBlocks] = []
     /// Set once this context has taken part in cross-thread coordination: other threads may
     /// then reference it, so it is not reused.
-    var usedCoordinator = false
+    @exclusivity(unchecked) var usedCoordinator = false
     /// The registration whose factory returned last, and at which depth, for observers.
-    var lastConstructed: UInt64?
-    var lastConstructedDepth = -1
+    @exclusivity(unchecked) var lastConstructed: UInt64?
+    @exclusivity(unchecked) var lastConstructedDepth = -1
     /// While a block runs: the chain of instances whose blocks led to it, itself last (see
     /// `enterConstruction`).
-    var blockLineage: [LineageLink] = []
+    @exclusivity(unchecked) var blockLineage: [LineageLink] = []
     /// While a block runs: the keys that were being built when its instance's factory
     /// returned, which errors put before the stack's.
-    var blockPath: [Key] = []
+    @exclusivity(unchecked) var blockPath: [Key] = []
     /// While a block runs: the depth of its frame, so that the stack is this deep exactly for
     /// the block's own requests; -1 otherwise.
-    var blockFrameDepth = -1
-    /// Where the top-level request started, for suggestions in errors.
-    var topLevelStart: Container?
+    @exclusivity(unchecked) var blockFrameDepth = -1
+    /// Where the top-level request started, for suggestions in errors. Unretained (a retain
+    /// of a weakly referenced object takes the slow path, on every resolve): the caller of the
+    /// top-level resolve holds that container until the resolve ends, and this is cleared then.
+    @exclusivity(unchecked) var topLevelStart: Unmanaged<Container>?
 
     // Guarded by the coordinator's lock.
-    var group: ResolutionGroup!
-    var waitingOn: ResolutionContext?
-    var waitingSlot: AnySlot?
-    var waitPath: [Key] = []
-    var isDone = false
-    var ownedSlots: [AnySlot] = []
+    @exclusivity(unchecked) var group: ResolutionGroup!
+    @exclusivity(unchecked) var waitingOn: ResolutionContext?
+    @exclusivity(unchecked) var waitingSlot: AnySlot?
+    @exclusivity(unchecked) var waitPath: [Key] = []
+    @exclusivity(unchecked) var isDone = false
+    @exclusivity(unchecked) var ownedSlots: [AnySlot] = []
     /// How many contexts wait for a slot this one builds.
-    var waiters = 0
+    @exclusivity(unchecked) var waiters = 0
 
     /// One construction or block in progress.
     struct Frame {
@@ -72,7 +77,7 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// Records where a top-level request started.
     func noteTopLevelStart(_ start: Container) {
-        if topLevelStart == nil { topLevelStart = start }
+        if topLevelStart == nil { topLevelStart = .passUnretained(start) }
     }
 
     /// The path of the key being built, from the top-level request down: the stack's keys,

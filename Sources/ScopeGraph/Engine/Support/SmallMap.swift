@@ -1,5 +1,4 @@
-/// A map for the few entries a resolve or a container usually holds: the `graph` instances of
-/// one resolve, the `perContainer` slots of one container.
+/// A map for the few entries a resolve usually holds: its `graph` instances.
 ///
 /// The first entry lives inline, so a map of one (a request scope's one request-scoped
 /// service) allocates nothing; the others live in one array. Both are searched linearly from
@@ -13,11 +12,14 @@ struct SmallMap<Key: Hashable, Value> {
     }
 
     private var head: Item?
+    /// Whether `head` is set, kept apart so that checking for an empty map copies no `Item`
+    /// (generic code checks an optional struct through its value witnesses).
+    private var hasHead = false
     private var rest: [Item] = []
     private var index = [Key: Int]()
     private var indexThreshold: Int { 16 }
 
-    var isEmpty: Bool { head == nil }
+    var isEmpty: Bool { !hasHead }
 
     /// Every value, in the order the keys were added.
     var allValues: [Value] {
@@ -55,8 +57,9 @@ struct SmallMap<Key: Hashable, Value> {
             if existing == 0 { head!.value = value } else { rest[existing - 1].value = value }
             return
         }
-        guard head != nil else {
+        guard hasHead else {
             head = Item(key: key, value: value)
+            hasHead = true
             return
         }
         rest.append(Item(key: key, value: value))
@@ -72,6 +75,7 @@ struct SmallMap<Key: Hashable, Value> {
         if position == 0 {
             value = head!.value
             head = rest.isEmpty ? nil : rest.removeFirst()
+            hasHead = head != nil
         } else {
             value = rest.remove(at: position - 1).value
         }
@@ -82,6 +86,7 @@ struct SmallMap<Key: Hashable, Value> {
     /// Removes everything, keeping the array's storage for reuse.
     mutating func removeAll() {
         head = nil
+        hasHead = false
         if !rest.isEmpty { rest.removeAll(keepingCapacity: true) }
         if !index.isEmpty { index.removeAll() }
     }
