@@ -56,4 +56,11 @@ extension Container: Resolving, ResolutionEntryPoint {
     func resolveAllValues<T>(_ type: T.Type) throws -> [T] {
         try ResolutionContext.resolveAll(type, from: self)
     }
+
+    func resolveAsyncValue<T>(_ key: Key, as type: T.Type, arguments: Arguments?) async throws -> Carried<T> {
+        // Inside an async factory (the same task), a resolve of this container joins it.
+        try await ResolutionContext.withContextAsync(joining: ResolutionContext.taskContext) { context in
+            Carried(try await context.resolveAsync(key, as: T.self, from: self, arguments: arguments))
+        }
+    }
 }

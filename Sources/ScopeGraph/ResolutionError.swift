@@ -30,6 +30,12 @@ public struct ResolutionError: Error, CustomStringConvertible, @unchecked Sendab
         case typeMismatch
         /// A factory or `onResolved` block threw this error.
         case factoryFailed(any Error)
+        /// An async factory was reached from a synchronous resolve (and its instance is not
+        /// cached yet): resolve with `resolveAsync`, or build it first with `bootstrapAsync()`.
+        case requiresAsync
+        /// A main-actor factory was reached by a synchronous resolve off the main actor: resolve
+        /// with `resolveAsync`, or on the main actor.
+        case requiresMainActor
     }
 
     /// What went wrong.
@@ -83,6 +89,10 @@ public struct ResolutionError: Error, CustomStringConvertible, @unchecked Sendab
             "ResolutionError: the registration answering \(key) produced an instance that is not of type \(key.typeName)."
         case .factoryFailed(let underlying):
             "ResolutionError: the factory of \(key) threw: \(underlying)"
+        case .requiresAsync:
+            "ResolutionError: \(key) has an async factory, which a synchronous resolve cannot run."
+        case .requiresMainActor:
+            "ResolutionError: \(key) has a main-actor factory, which a synchronous resolve off the main actor cannot run."
         }
     }
 }
@@ -96,6 +106,8 @@ extension ResolutionError.Kind: CustomStringConvertible {
         case .argumentMismatch: "argumentMismatch"
         case .typeMismatch: "typeMismatch"
         case .factoryFailed(let error): "factoryFailed(\(error))"
+        case .requiresAsync: "requiresAsync"
+        case .requiresMainActor: "requiresMainActor"
         }
     }
 }

@@ -51,11 +51,22 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
         try ResolutionContext.resolveAll(type, from: container)
     }
 
+    func resolveAsyncValue<T>(_ key: Key, as type: T.Type, arguments: Arguments?) async throws -> Carried<T> {
+        try await ResolutionContext.withContextAsync(joining: context) { context in
+            Carried(try await context.resolveAsync(key, as: T.self, from: container, arguments: arguments))
+        }
+    }
+
     /// Runs `body` in this resolver's resolve when it is the one running on this thread (the
     /// factory's own thread), else in the thread's resolve or a new top-level one: a resolver
     /// handed to another thread, or kept after its resolve ended, starts its own there.
     private func join<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
-        if let context, ThreadState.current.context === context { return try body(context) }
+        if let context {
+            if ThreadState.current.context === context { return try body(context) }
+            // A synchronous request inside an async factory of the same resolve: nothing in it
+            // suspends, so it joins, bound to this thread meanwhile.
+            if context.isRunningInCurrentTask { return try context.bound { try body(context) } }
+        }
         return try ResolutionContext.withContext(body)
     }
 }

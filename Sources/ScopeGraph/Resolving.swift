@@ -88,4 +88,6 @@ extension Resolving {
 protocol ResolutionEntryPoint: Resolving {
     func resolveIfRegisteredValue<T>(_ key: Key, as type: T.Type) throws -> T?
     func resolveAllValues<T>(_ type: T.Type) throws -> [T]
+    /// The instance for `key` from an async resolve, carried to the caller's isolation.
+    func resolveAsyncValue<T>(_ key: Key, as type: T.Type, arguments: Arguments?) async throws -> Carried<T>
 }

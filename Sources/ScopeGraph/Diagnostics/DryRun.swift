@@ -281,6 +281,12 @@ final class DryRun {
             let own = subjects[failure.subject].key.serviceKey
             if error.path == [own] || error.path.isEmpty { return "factory threw: \(underlying)" }
             return "factory of \(error.key) threw: \(underlying) (path: \(path))"
+        case .requiresAsync:
+            return
+                "needs an async resolve: \(path); \(error.key) has an async factory (validate with validateAsync(), resolve with resolveAsync)"
+        case .requiresMainActor:
+            return
+                "needs the main actor: \(path); \(error.key) has a main-actor factory (validate with validateAsync(), or on the main actor)"
         }
     }
 

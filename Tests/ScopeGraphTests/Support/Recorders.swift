@@ -72,6 +72,8 @@ extension ResolutionError.Kind {
         case .argumentMismatch: "argumentMismatch"
         case .typeMismatch: "typeMismatch"
         case .factoryFailed: "factoryFailed"
+        case .requiresAsync: "requiresAsync"
+        case .requiresMainActor: "requiresMainActor"
         }
     }
 

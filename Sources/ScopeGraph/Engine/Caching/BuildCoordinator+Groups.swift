@@ -18,13 +18,18 @@ extension BuildCoordinator {
     }
 
     /// Gives up the slots `context` was building; the instances they held go to `graveyard`.
+    /// An async resolve leaves its error in the slots, for the resolves that waited for it.
     func release(_ context: ResolutionContext, into graveyard: inout [AnyObject]) {
         for slot in context.ownedSlots where slot.build.builder === context {
             if let built = slot.build.built {
                 graveyard.append(built.box)
                 if let object = built.object { graveyard.append(object) }
             }
-            slot.build = .idle
+            if context.isAsync, let error = context.group?.error {
+                slot.build = .failed(context, error)
+            } else {
+                slot.build = .idle
+            }
         }
         graveyard.append(contentsOf: context.ownedSlots as [AnyObject])
         context.ownedSlots = []

@@ -12,10 +12,14 @@
 /// The decisions are made under one lock (`decide` returns a `SlotAction`); no factory or
 /// block ever runs under it, and what the lock protected is released after unlocking (a
 /// deinit may resolve).
-final class BuildCoordinator: Sendable {
+final class BuildCoordinator: @unchecked Sendable {
+    // @unchecked: `suspended` and `nextWaiter` are only touched with `lock` held.
     static let shared = BuildCoordinator()
 
     let lock = ConditionLock()
+    /// Tasks waiting (suspended) for a change, by waiter: woken by `wakeAll`.
+    @exclusivity(unchecked) var suspended: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    @exclusivity(unchecked) var nextWaiter: UInt64 = 0
 
     /// Returns the instance to use, or `nil` when the caller now owns `slot` and must build it.
     func acquire(_ slot: AnySlot, for context: ResolutionContext, key: Key) throws -> Any? {
@@ -23,7 +27,7 @@ final class BuildCoordinator: Sendable {
         return try withLock { graveyard in
             if context.group == nil { context.group = ResolutionGroup(context) }
             while true {
-                switch decide(slot, for: context, key: key, into: &graveyard) {
+                switch decide(slot, for: context, key: key, waitedOn: nil, suspending: false, into: &graveyard) {
                 case .read(let value):
                     return value
                 case .build:
@@ -46,11 +50,15 @@ final class BuildCoordinator: Sendable {
 
     /// The state machine's transition for a resolve that needs `slot`. Call with the lock
     /// held. Groups absorbed by a merge go to `graveyard`.
-    private func decide(_ slot: AnySlot, for context: ResolutionContext, key: Key, into graveyard: inout [AnyObject])
-        -> SlotAction
-    {
+    func decide(
+        _ slot: AnySlot, for context: ResolutionContext, key: Key, waitedOn: ResolutionContext?, suspending: Bool,
+        into graveyard: inout [AnyObject]
+    ) -> SlotAction {
         if let error = context.group.error { return .fail(error) }
         if slot.box.load(ordering: .acquiring) != 0, let value = slot.publishedAny() { return .read(value) }
+        if case .failed(let failedBuilder, let error) = slot.build, let waitedOn, failedBuilder === waitedOn {
+            return .fail(error)
+        }
         guard let owner = slot.build.builder else {
             slot.build = .building(context)
             context.ownedSlots.append(slot)
@@ -61,9 +69,12 @@ final class BuildCoordinator: Sendable {
             return .fail(context.cycleError(key))
         }
         if owner.group === context.group, let built = slot.build.built { return .read(built.value) }
+        // A thread never waits for a resolve that may suspend (it could wait for the main
+        // actor, or for the cooperative pool this thread belongs to).
+        if owner.isAsync, !suspending { return .fail(requiresAsync(context, key)) }
         if let cycle = waitCycle(from: owner, to: context) {
             graveyard.append(contentsOf: merge(cycle + [context]) as [AnyObject])
-            lock.broadcast()
+            wakeAll()
             if let built = slot.build.built { return .read(built.value) }
             // Now in one group, a member that waits for an instance already built can read
             // it and go on: those waits came from publication being delayed, not from a
@@ -85,7 +96,7 @@ final class BuildCoordinator: Sendable {
         withLock { _ in
             assert(slot.build.builder === context, "ScopeGraph: a slot built by a resolve that did not own it")
             slot.build = .built(context, built)
-            lock.broadcast()
+            wakeAll()
         }
     }
 
@@ -98,48 +109,95 @@ final class BuildCoordinator: Sendable {
                 slot.build = .idle
             }
             context.ownedSlots.removeAll { $0 === slot }
-            lock.broadcast()
+            wakeAll()
         }
     }
 
     /// Marks `context` finished; once every member of its group has, one of them runs all
     /// the members' pending `onResolved` blocks in the order their factories finished (each
     /// with its own context bound), and then every instance is published. Throws the group's
-    /// error if a member or a block failed.
+    /// error if a member or a block failed. Blocks this thread while the group's other
+    /// members have not finished (the synchronous driver of `finishStep`).
     func finish(_ context: ResolutionContext) throws {
         try withLock { graveyard in
-            if context.group == nil { context.group = ResolutionGroup(context) }
-            context.isDone = true
-            lock.broadcast()
+            begin(finishing: context)
             // The group and its members reference each other; a finished member lets go.
             defer { retire(context, into: &graveyard) }
             while true {
-                if let error = context.group.error {
-                    release(context, into: &graveyard)
-                    lock.broadcast()  // waiters on the released slots build them themselves
-                    throw error
-                }
-                if context.group.published { return }
-                if context.group.members.allSatisfy(\.isDone), context.group.runningBlocks == 0 {
-                    var work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
-                    if !work.isEmpty {
-                        work.sort { $0.1.sequence < $1.1.sequence }
-                        if let failure = runBlocks(&work, of: context) {
-                            if context.group.error == nil { context.group.error = failure }
-                            release(context, into: &graveyard)
-                            lock.broadcast()
-                            throw failure
-                        }
-                        continue  // blocks may have built more instances, with blocks of their own
-                    }
-                    for member in context.group.members { publish(member, into: &graveyard) }
-                    context.group.published = true
-                    lock.broadcast()
+                switch finishStep(context, into: &graveyard) {
+                case .done:
                     return
+                case .failed(let error):
+                    throw error
+                case .runBlocks(var work):
+                    lock.unlock()
+                    let failure = runBlocks(&work, of: context)
+                    lock.lock()
+                    endBlocks(of: context, failure: failure, into: &graveyard)
+                    if let failure { throw failure }
+                case .wait:
+                    if let running = context.group.members.first(where: { $0.isAsync && !$0.isDone }) {
+                        // A thread never waits for a resolve that may suspend: the group fails.
+                        let error = requiresAsync(waitingFor: running, in: context)
+                        if context.group.error == nil { context.group.error = error }
+                        continue
+                    }
+                    lock.wait()
                 }
-                lock.wait()
             }
         }
+    }
+
+    /// What a finishing resolve does next (`finish`, `finishAsync`).
+    enum FinishStep {
+        /// Published (by this member or another): the resolve succeeded.
+        case done
+        /// The group failed; this member's slots are released.
+        case failed(any Error)
+        /// Run these blocks, with the lock released, then decide again (`endBlocks`).
+        case runBlocks([(ResolutionContext, ResolutionContext.PendingBlocks)])
+        /// Other members have not finished: wait for a change.
+        case wait
+    }
+
+    /// Marks `context` finished. Call with the lock held.
+    func begin(finishing context: ResolutionContext) {
+        if context.group == nil { context.group = ResolutionGroup(context) }
+        context.isDone = true
+        wakeAll()
+    }
+
+    /// The state machine of a finishing resolve. Call with the lock held.
+    func finishStep(_ context: ResolutionContext, into graveyard: inout [AnyObject]) -> FinishStep {
+        if let error = context.group.error {
+            release(context, into: &graveyard)
+            wakeAll()  // waiters on the released slots build them themselves (or get the error)
+            return .failed(error)
+        }
+        if context.group.published { return .done }
+        guard context.group.members.allSatisfy(\.isDone), context.group.runningBlocks == 0 else { return .wait }
+        var work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
+        if !work.isEmpty {
+            // Blocks may build more instances, with blocks of their own: decided again after.
+            work.sort { $0.1.sequence < $1.1.sequence }
+            context.group.runningBlocks += 1
+            return .runBlocks(work)
+        }
+        for member in context.group.members { publish(member, into: &graveyard) }
+        context.group.published = true
+        wakeAll()
+        return .done
+    }
+
+    /// Records that blocks `finishStep` handed out have run. Call with the lock held.
+    func endBlocks(of context: ResolutionContext, failure: (any Error)?, into graveyard: inout [AnyObject]) {
+        // The group may have merged into another meanwhile: the count moved with it.
+        context.group.runningBlocks -= 1
+        if let failure {
+            if context.group.error == nil { context.group.error = failure }
+            release(context, into: &graveyard)
+        }
+        wakeAll()
     }
 
     /// Marks `context` failed: its group fails, its slots are released.
@@ -150,14 +208,14 @@ final class BuildCoordinator: Sendable {
             if context.group.error == nil { context.group.error = error }
             release(context, into: &graveyard)
             retire(context, into: &graveyard)
-            lock.broadcast()
+            wakeAll()
         }
     }
 
     /// Runs `body` with the lock held; what it puts in the graveyard is released after
     /// unlocking (an instance's or a group's last reference may go there, and a deinit may
     /// resolve).
-    private func withLock<R>(_ body: (inout [AnyObject]) throws -> R) rethrows -> R {
+    func withLock<R>(_ body: (inout [AnyObject]) throws -> R) rethrows -> R {
         var graveyard: [AnyObject] = []
         lock.lock()
         defer {
@@ -167,15 +225,50 @@ final class BuildCoordinator: Sendable {
         return try body(&graveyard)
     }
 
-    /// Runs blocks of the group's members with the lock released, each with its owner's
-    /// context bound to this thread, and empties `work` before taking the lock again (a block
-    /// holds its instance, whose last reference may go with it). Returns the first failure.
-    private func runBlocks(
+    /// Wakes every waiter, threads and tasks, to decide again. Call with the lock held.
+    /// Resuming a task only schedules it (it runs on its own executor, later), so it is safe
+    /// here, and a thread that keeps the lock while it waits (`finish`) cannot hold a task up.
+    func wakeAll() {
+        lock.broadcast()
+        guard !suspended.isEmpty else { return }
+        let woken = suspended.values
+        suspended = [:]
+        for continuation in woken { continuation.resume() }
+    }
+
+    /// The error for a synchronous resolve that would wait for `running`, an async resolve in
+    /// its group (the two share a cycle).
+    private func requiresAsync(waitingFor running: ResolutionContext, in context: ResolutionContext)
+        -> ResolutionError
+    {
+        let path = context.waitPath.isEmpty ? running.waitPath : context.waitPath
+        return ResolutionError(
+            kind: .requiresAsync, key: (path.last ?? Key(ResolutionContext.self, tag: nil)).serviceKey,
+            path: path.map(\.serviceKey),
+            suggestions: [
+                "this resolve shares a cycle with an async resolve that is still running: resolve with try await resolveAsync(…) instead"
+            ])
+    }
+
+    /// The error for a synchronous resolve that finds `key`'s instance being built by an
+    /// async resolve.
+    private func requiresAsync(_ context: ResolutionContext, _ key: Key) -> ResolutionError {
+        context.error(
+            .requiresAsync, key,
+            suggestions: [
+                "an async resolve is building \(key.serviceKey) right now (its factory may be suspended): resolve it with try await resolveAsync(\(key.serviceKey.typeName).self), or build it first with bootstrapAsync()."
+            ])
+    }
+
+    /// Runs blocks of the group's members (call with the lock released), each with its owner's
+    /// context bound to this thread, and empties `work` before returning (a block holds its
+    /// instance, whose last reference may go with it). Returns the first failure.
+    func runBlocks(
         _ work: inout [(ResolutionContext, ResolutionContext.PendingBlocks)], of context: ResolutionContext
     ) -> (any Error)? {
-        context.group.runningBlocks += 1
-        lock.unlock()
         let thread = ThreadState.current
+        let previous = thread.context
+        defer { thread.context = previous }
         var failure: (any Error)?
         for (owner, item) in work {
             thread.context = owner
@@ -186,12 +279,8 @@ final class BuildCoordinator: Sendable {
                 break
             }
         }
-        thread.context = context
         work = []
-        lock.lock()
-        // The group may have merged into another meanwhile: the count moved with it.
-        context.group.runningBlocks -= 1
-        lock.broadcast()
         return failure
     }
+
 }

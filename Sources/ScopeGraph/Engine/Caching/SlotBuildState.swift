@@ -8,6 +8,9 @@ enum SlotBuildState {
     /// The factory of this resolve returned; the instance is published when the resolve (and
     /// every resolve it shares a cycle with) has finished, with its `onResolved` blocks run.
     case built(ResolutionContext, Built)
+    /// The async resolve building it failed: the resolves that waited for that build get its
+    /// error; any other takes the slot as empty and builds again.
+    case failed(ResolutionContext, any Error)
 
     /// A built instance waiting to be published.
     struct Built {
@@ -22,7 +25,7 @@ enum SlotBuildState {
     /// The resolve building or holding the instance.
     var builder: ResolutionContext? {
         switch self {
-        case .idle: nil
+        case .idle, .failed: nil
         case .building(let builder), .built(let builder, _): builder
         }
     }

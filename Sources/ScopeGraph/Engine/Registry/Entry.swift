@@ -7,6 +7,8 @@ package class AnyEntry: @unchecked Sendable {
     // `extras`, which is behind its own lock.
     let key: Key
     let lifetime: Lifetime
+    /// How the factory may be run: synchronously, awaited, or on the main actor.
+    let kind: FactoryKind
     /// Process-wide and never reused (unlike an address): what this registration is told apart
     /// by in tables that may outlive it (a resolve's `graph` instances and frames, the
     /// `perContainer` caches of other containers).
@@ -41,8 +43,9 @@ package class AnyEntry: @unchecked Sendable {
         return lazyExtras.storeIfNil(Locked(Extras()))
     }
 
-    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement) {
+    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement, kind: FactoryKind) {
         self.key = key
+        self.kind = kind
         self.retirement = retirement
         self.lifetime = lifetime
         self.ownerLink = owner.ownerLink
@@ -172,10 +175,20 @@ package class AnyEntry: @unchecked Sendable {
     func produceAny(_ request: Request, in context: ResolutionContext) throws -> Any {
         preconditionFailure("AnyEntry is abstract: use Entry<T>")
     }
+
+    /// `produce`, in an async resolve.
+    func produceAsync<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) async throws -> R {
+        preconditionFailure("AnyEntry is abstract: use Entry<T>")
+    }
+
+    /// `produceAny`, in an async resolve.
+    func produceAnyAsync(_ request: Request, in context: ResolutionContext) async throws -> Any {
+        preconditionFailure("AnyEntry is abstract: use Entry<T>")
+    }
 }
 
 /// What one resolve asks of an entry.
-struct Request {
+struct Request: Sendable {
     /// The key as requested (a forwarded type, or the entry's own key).
     let key: Key
     /// The container the request's lookup started from.

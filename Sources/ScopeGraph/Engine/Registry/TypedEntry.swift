@@ -7,6 +7,10 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     private let callPlain: @Sendable (Resolver) throws -> T
     /// The factory of a registration with runtime arguments; `nil` for most.
     private let argumentFactory: ArgumentFactory<T>?
+    /// The factory of an async registration; `nil` for the others.
+    let asyncFactory: AsyncFactory<T>?
+    /// The factory of a main-actor registration; `nil` for the others.
+    let mainActorFactory: MainActorFactory<T>?
     /// The owner's cache slot, for `singleton`, `weakSingleton` and `eagerSingleton`.
     let slot: Slot<T>?
 
@@ -14,14 +18,20 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
         let retirement = Retirement()
         switch factory {
         case .plain(let body):
-            callPlain = body
-            argumentFactory = nil
+            (callPlain, argumentFactory, asyncFactory, mainActorFactory) = (body, nil, nil, nil)
         case .withArguments(let body):
             callPlain = { resolver in try body(resolver, Arguments()) }
-            argumentFactory = ArgumentFactory(body)
+            (argumentFactory, asyncFactory, mainActorFactory) = (ArgumentFactory(body), nil, nil)
+        case .async(let body):
+            // Never called: a synchronous resolve checks the kind first (`construct`).
+            callPlain = { _ in preconditionFailure("ScopeGraph: an async factory called synchronously") }
+            (argumentFactory, asyncFactory, mainActorFactory) = (nil, AsyncFactory(body), nil)
+        case .mainActor(let body):
+            callPlain = { _ in preconditionFailure("ScopeGraph: a main-actor factory called without its check") }
+            (argumentFactory, asyncFactory, mainActorFactory) = (nil, nil, MainActorFactory(body))
         }
         self.slot = lifetime.isOwnerRooted ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement) : nil
-        super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement)
+        super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement, kind: factory.kind)
     }
 
     override var ownerSlot: AnySlot? { slot }
@@ -60,6 +70,19 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     override func produceAny(_ request: Request, in context: ResolutionContext) throws -> Any {
         try context.instance(of: self, for: request)
     }
+
+    override func produceAsync<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) async throws
+        -> R
+    {
+        let value = try await context.instanceAsync(of: self, for: request)
+        // Sound: the metatypes are equal (checked here), so this is the identity.
+        if R.self == T.self { return unsafeBitCast(value, to: R.self) }
+        return try cast(value, to: R.self, request, in: context)
+    }
+
+    override func produceAnyAsync(_ request: Request, in context: ResolutionContext) async throws -> Any {
+        try await context.instanceAsync(of: self, for: request)
+    }
 }
 
 /// The factory of a registration with runtime arguments, boxed so that an entry without
@@ -67,4 +90,16 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
 final class ArgumentFactory<T>: Sendable {
     let body: @Sendable (Resolver, Arguments) throws -> T
     init(_ body: @escaping @Sendable (Resolver, Arguments) throws -> T) { self.body = body }
+}
+
+/// The factory of an async registration.
+final class AsyncFactory<T>: Sendable {
+    let body: @Sendable (Resolver, Arguments?) async throws -> T
+    init(_ body: @escaping @Sendable (Resolver, Arguments?) async throws -> T) { self.body = body }
+}
+
+/// The factory of a main-actor registration.
+final class MainActorFactory<T>: Sendable {
+    let body: @MainActor @Sendable (Resolver, Arguments?) throws -> T
+    init(_ body: @escaping @MainActor @Sendable (Resolver, Arguments?) throws -> T) { self.body = body }
 }

@@ -42,7 +42,7 @@ extension ResolutionContext {
             PendingBlocks(
                 sequence: Self.blockSequence.add(1, ordering: .relaxed).newValue, key: key, entry: entry,
                 lineage: blockLineage, reachedThroughUniqueOnly: onlyNewUniqueInstancesSinceBlock,
-                ancestors: pathKeys
+                ancestors: ownPathKeys
             ) {
                 for block in blocks { try block(resolver, instance) }
             })

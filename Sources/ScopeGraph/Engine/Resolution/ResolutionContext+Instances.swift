@@ -16,76 +16,83 @@ extension ResolutionContext {
         case .unique:
             return try construct(entry, request, root: request.start, identity: entry.serial)
         case .graph:
-            return try graphInstance(entry, request)
-        case .singleton, .weakSingleton, .eagerSingleton:
-            guard let owner = entry.owner else { throw ownerGoneError(entry, request) }
-            let slot: AnySlot
-            if let scope = ScopeActivity.current?.cacheScope {
-                slot = scope.slot(for: entry, in: owner)
-            } else {
-                // Invariant: an owner-rooted entry always has its slot (`Entry.init`).
-                slot = entry.slot!
+            // Instances resolved with runtime arguments are never shared.
+            if request.arguments != nil {
+                return try construct(entry, request, root: request.start, identity: entry.serial)
             }
-            return try cachedInstance(entry, slot: slot, request, root: owner)
-        case .perContainer:
-            let start = request.start
-            let slot =
-                ScopeActivity.current?.cacheScope?.slot(for: entry, in: start) ?? start.perContainerSlot(for: entry)
-            return try cachedInstance(entry, slot: slot, request, root: start)
+            if let shared = sharedGraphInstance(of: entry, for: request) { return shared }
+            let value = try construct(entry, request, root: request.start, identity: entry.serial)
+            keepGraphInstance(value, of: entry, for: request)
+            return value
+        case .singleton, .weakSingleton, .eagerSingleton, .perContainer:
+            let (slot, root) = try cacheLocation(of: entry, for: request)
+            if let published = slot.published() { return published }
+            // Checked: what a slot of `T` holds is a `T`.
+            if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
+            let value: T
+            do {
+                value = try construct(entry, request, root: root)
+            } catch {
+                BuildCoordinator.shared.abandon(slot, by: self)
+                throw error
+            }
+            keepBuilt(value, in: slot)
+            return value
         }
+    }
+
+    /// The slot a cached lifetime's instance lives in for `request`, and the container its
+    /// factory resolves from: the owner's slot (owner-rooted), the starting container's slot
+    /// (`perContainer`), or the active scope's stand-in for either.
+    func cacheLocation<T>(of entry: Entry<T>, for request: Request) throws -> (slot: Slot<T>, root: Container) {
+        let root: Container
+        let erased: AnySlot
+        let cacheScope = ScopeActivity.current?.cacheScope
+        if entry.lifetime == .perContainer {
+            root = request.start
+            erased = cacheScope?.slot(for: entry, in: root) ?? root.perContainerSlot(for: entry)
+        } else {
+            guard let owner = entry.owner else { throw ownerGoneError(entry, request) }
+            root = owner
+            // Invariant: an owner-rooted entry always has its slot (`Entry.init`).
+            erased = cacheScope?.slot(for: entry, in: owner) ?? entry.slot!
+        }
+        // Invariant: slots are made by `Entry<T>` (`init`, `makeSlot`), so they are `Slot<T>`.
+        assert(erased is Slot<T>, "ScopeGraph: a \(type(of: erased)) for \(T.self)")
+        return (unsafeDowncast(erased, to: Slot<T>.self), root)
     }
 
     /// The `graph` instance of `entry` this resolve holds for requests from the request's
-    /// starting container, built now if there is none. A block's own request, when there is
-    /// none, gets the oldest instance of the registration this resolve built from anywhere:
-    /// every instance a resolve built is visible to its blocks, which is how a
-    /// property-injection cycle closes on the instance the resolve returns.
-    private func graphInstance<T>(_ entry: Entry<T>, _ request: Request) throws -> T {
-        // Instances resolved with runtime arguments are never shared.
-        if request.arguments != nil {
-            return try construct(entry, request, root: request.start, identity: entry.serial)
+    /// starting container. A block's own request, when there is none, gets the oldest instance
+    /// of the registration this resolve built from anywhere: every instance a resolve built is
+    /// visible to its blocks, which is how a property-injection cycle closes on the instance
+    /// the resolve returns.
+    func sharedGraphInstance<T>(of entry: Entry<T>, for request: Request) -> T? {
+        guard !graph.isEmpty else { return nil }
+        var position = graph.position(of: GraphKey(entry: entry.serial, start: request.start.serial))
+        if position == nil, stack.count == blockFrameDepth {
+            position = graph.firstPosition { $0.entry == entry.serial }
         }
-        let key = GraphKey(entry: entry.serial, start: request.start.serial)
-        if !graph.isEmpty {
-            var position = graph.position(of: key)
-            if position == nil, stack.count == blockFrameDepth {
-                position = graph.firstPosition { $0.entry == entry.serial }
-            }
-            // Checked: the graph holds, for this registration, only instances of its `T`.
-            if let position { return graph.value(at: position) as! T }
-        }
-        let value = try construct(entry, request, root: request.start, identity: entry.serial)
-        graph.set(value, for: key)
-        return value
+        // Checked: the graph holds, for this registration, only instances of its `T`.
+        return position.map { graph.value(at: $0) as! T }
     }
 
-    /// The instance of a cached lifetime: published, being built by this resolve (or by one
-    /// that shares a cycle with it), or built now. Waits while another thread builds it.
-    private func cachedInstance<T>(_ entry: Entry<T>, slot erased: AnySlot, _ request: Request, root: Container)
-        throws -> T
-    {
-        // Invariant: slots are made by `Entry<T>` (`init`, `makeSlot`), so they are `Slot<T>`.
-        assert(erased is Slot<T>, "ScopeGraph: a \(type(of: erased)) for \(T.self)")
-        let slot = unsafeDowncast(erased, to: Slot<T>.self)
-        if let published = slot.published() { return published }
-        // Checked: what a slot of `T` holds is a `T`.
-        if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
-        let value: T
-        do {
-            value = try construct(entry, request, root: root)
-        } catch {
-            BuildCoordinator.shared.abandon(slot, by: self)
-            throw error
-        }
+    /// Keeps a new `graph` instance for the rest of this resolve.
+    func keepGraphInstance<T>(_ value: T, of entry: Entry<T>, for request: Request) {
+        graph.set(value, for: GraphKey(entry: entry.serial, start: request.start.serial))
+    }
+
+    /// Hands the instance this resolve built for `slot` (which it owns) to the coordinator, to
+    /// publish when the resolve ends.
+    func keepBuilt<T>(_ value: T, in slot: Slot<T>) {
         guard let made = slot.makeBox(value) else {
             // A value type in a weak slot cannot be held weakly: it behaves as `unique`, so the
             // slot is given up and the next request, in this resolve too, builds a new value.
             BuildCoordinator.shared.abandon(slot, by: self)
-            return value
+            return
         }
         BuildCoordinator.shared.built(
             slot, SlotBuildState.Built(box: made.box, object: made.object, value: value), by: self)
-        return value
     }
 
     // MARK: The one construction path
@@ -100,10 +107,16 @@ extension ResolutionContext {
     func construct<T>(_ entry: Entry<T>, _ request: Request, root: Container, identity: UInt64? = nil) throws -> T {
         // The frame keeps the requested key only when it is not the entry's own.
         let requested: Key? = request.key == entry.key ? nil : request.key
+        if entry.kind != .sync { try checkRunnableSynchronously(entry, request.key) }
         try enterConstruction(entry, key: requested, identity: identity)
         let value: T
         do {
-            value = try entry.make(Resolver(container: root, context: self), request.arguments)
+            let resolver = Resolver(container: root, context: self)
+            if let mainActor = entry.mainActorFactory {
+                value = try MainActorCheck.runAssumingMainActor { try mainActor.body(resolver, request.arguments) }
+            } else {
+                value = try entry.make(resolver, request.arguments)
+            }
         } catch {
             throw failConstruction(request.key, error)
         }
@@ -111,9 +124,34 @@ extension ResolutionContext {
         return value
     }
 
+    /// Throws unless a synchronous resolve may run `entry`'s factory here: never an async one,
+    /// and a main-actor one only on the main actor.
+    private func checkRunnableSynchronously(_ entry: AnyEntry, _ key: Key) throws {
+        switch entry.kind {
+        case .sync:
+            return
+        case .async:
+            let eager =
+                entry.lifetime == .eagerSingleton
+                ? " (an eagerSingleton: build it at start-up with try await container.bootstrapAsync())" : ""
+            throw error(
+                .requiresAsync, key,
+                suggestions: [
+                    "\(key.serviceKey) has an async factory: resolve it with try await resolveAsync(\(key.serviceKey.typeName).self)\(eager), or give the registration that needs it an async factory too."
+                ])
+        case .mainActor:
+            guard !MainActorCheck.isOnMainActor else { return }
+            throw error(
+                .requiresMainActor, key,
+                suggestions: [
+                    "\(key.serviceKey) has a main-actor factory: resolve it on the main actor, or with try await resolveAsync(\(key.serviceKey.typeName).self) from anywhere."
+                ])
+        }
+    }
+
     /// Pushes the frame of a new instance of `entry`. Throws `.circularDependency` when the
     /// same uncached registration is already being built in this resolve.
-    private func enterConstruction(_ entry: AnyEntry, key requested: Key?, identity: UInt64?) throws {
+    func enterConstruction(_ entry: AnyEntry, key requested: Key?, identity: UInt64?) throws {
         if let identity, stack.contains(where: { $0.identity == identity }) {
             throw cycleError(requested ?? entry.key)
         }
@@ -123,7 +161,7 @@ extension ResolutionContext {
 
     /// Pops the frame after the factory returned: records the instance for observers and
     /// queues its `onResolved` blocks (their resolver starts at `root`, like the factory's).
-    private func leaveConstruction<T>(_ entry: AnyEntry, key: Key, root: Container, value: T) {
+    func leaveConstruction<T>(_ entry: AnyEntry, key: Key, root: Container, value: T) {
         stack.removeLast()
         lastConstructed = entry.serial
         lastConstructedDepth = stack.count
@@ -133,9 +171,11 @@ extension ResolutionContext {
 
     /// Pops the frame after the factory threw; returns the error to throw: a nested
     /// `ResolutionError` unchanged, anything else as `.factoryFailed` with this frame's path.
-    private func failConstruction(_ key: Key, _ error: any Error) -> any Error {
+    func failConstruction(_ key: Key, _ error: any Error) -> any Error {
         defer { stack.removeLast() }
+        // A cancelled wait inside an async factory stays a `CancellationError`.
         if let failure = error as? ResolutionError { return failure }
+        if error is CancellationError { return error }
         return frameError(.factoryFailed(error), key)
     }
 }

@@ -8,6 +8,8 @@ extension ResolutionContext {
         // Unretained: the thread-local holds the thread's state until the thread exits.
         let thread = ThreadState.currentUnmanaged.takeUnretainedValue()
         if let context = thread.context { return try body(context) }
+        // A `container.resolve` made directly inside an async factory joins its resolve.
+        if let context = taskContext, context.isRunningInCurrentTask { return try context.bound { try body(context) } }
         let context = thread.spare ?? ResolutionContext()
         thread.spare = nil
         thread.context = context
@@ -41,7 +43,7 @@ extension ResolutionContext {
     }
 
     /// Ends a failed top-level resolve: releases what it was building.
-    private func failTopLevel(_ error: any Error) {
+    func failTopLevel(_ error: any Error) {
         guard usedCoordinator else { return }
         BuildCoordinator.shared.fail(self, with: error)
     }

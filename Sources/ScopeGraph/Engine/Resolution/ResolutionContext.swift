@@ -38,6 +38,16 @@ final class ResolutionContext: @unchecked Sendable {
     /// While a block runs: the depth of its frame, so that the stack is this deep exactly for
     /// the block's own requests; -1 otherwise.
     @exclusivity(unchecked) var blockFrameDepth = -1
+    /// Set for the resolves of `resolveAsync` (and the builds they hand off): they may suspend,
+    /// so a synchronous resolve never waits for one of their slots.
+    @exclusivity(unchecked) var isAsync = false
+    /// For an async resolve: the task running it (`withUnsafeCurrentTask`'s identity), while
+    /// it runs; a resolver used in another task starts a resolve of its own there. That task
+    /// is alive while the resolve runs, so no other running task has its identity.
+    @exclusivity(unchecked) var ownerTask: Int?
+    /// For a build handed off by another resolve: the keys that resolve was building, which
+    /// come first in this resolve's paths.
+    @exclusivity(unchecked) var inheritedPath: [Key] = []
     /// Where the top-level request started, for suggestions in errors. Unretained (a retain
     /// of a weakly referenced object takes the slow path, on every resolve): the caller of the
     /// top-level resolve holds that container until the resolve ends, and this is cleared then.
@@ -82,7 +92,10 @@ final class ResolutionContext: @unchecked Sendable {
 
     /// The path of the key being built, from the top-level request down: the stack's keys,
     /// after the path of the instance whose block is running, if one is.
-    var pathKeys: [Key] { blockPath.isEmpty ? stack.map(\.key) : blockPath + stack.map(\.key) }
+    var pathKeys: [Key] { inheritedPath.isEmpty ? ownPathKeys : inheritedPath + ownPathKeys }
+
+    /// `pathKeys` without the keys inherited from the resolve that handed a build off.
+    var ownPathKeys: [Key] { blockPath.isEmpty ? stack.map(\.key) : blockPath + stack.map(\.key) }
 }
 
 /// A group of resolves that share a cycle across threads: they read each other's built but

@@ -1,0 +1,131 @@
+/// The async driver of the coordinator's state machine: the same decisions (`decide`,
+/// `finishStep`) as a thread's, but a task that must wait suspends on a continuation instead
+/// of blocking its thread, and a cancelled task stops waiting.
+extension BuildCoordinator {
+    /// One suspended wait, so that a cancellation handler can find it. `isCancelled` is only
+    /// touched with the coordinator's lock held.
+    final class Waiter: @unchecked Sendable {
+        // @unchecked: see above; `id` is immutable.
+        let id: UInt64
+        var isCancelled = false
+        init(id: UInt64) { self.id = id }
+    }
+
+    /// `acquire` for an async resolve: returns the instance to use, or `nil` when the caller
+    /// now owns `slot` and must build it. Suspends while another resolve builds it; throws
+    /// `CancellationError` if the calling task is cancelled meanwhile (the build goes on).
+    func acquireAsync(_ slot: AnySlot, for context: ResolutionContext, key: Key) async throws -> Any? {
+        context.usedCoordinator = true
+        let waiter = withLock { _ in makeWaiter() }
+        // The resolve whose build this one waited for last: if that build fails, its error.
+        var waitedOn: ResolutionContext?
+        while true {
+            var decided: SlotAction?
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    withLock { graveyard in
+                        if context.group == nil { context.group = ResolutionGroup(context) }
+                        stopWaiting(context)
+                        let action = decide(
+                            slot, for: context, key: key, waitedOn: waitedOn, suspending: true, into: &graveyard)
+                        guard case .wait(let owner) = action, !waiter.isCancelled else {
+                            decided = action
+                            continuation.resume()
+                            return
+                        }
+                        context.waitingOn = owner
+                        context.waitingSlot = slot
+                        context.waitPath = context.pathKeys + [key]
+                        owner.waiters += 1
+                        waitedOn = owner
+                        suspended[waiter.id] = continuation
+                    }
+                }
+            } onCancel: {
+                cancel(waiter)
+            }
+            guard let decided else { continue }  // woken: decide again
+            switch decided {
+            case .read(let value): return value
+            case .build: return nil
+            case .fail(let error): throw error
+            case .wait: throw CancellationError()
+            }
+        }
+    }
+
+    /// `finish` for an async resolve: suspends while the group's other members have not
+    /// finished. Not cancellable: the resolve's instances are published or released first.
+    func finishAsync(_ context: ResolutionContext) async throws {
+        withLock { _ in begin(finishing: context) }
+        let waiter = withLock { _ in makeWaiter() }
+        while true {
+            var step: FinishStep?
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                withLock { graveyard in
+                    let next = finishStep(context, into: &graveyard)
+                    guard case .wait = next else {
+                        step = next
+                        continuation.resume()
+                        return
+                    }
+                    suspended[waiter.id] = continuation
+                }
+            }
+            switch step {
+            case nil:
+                continue  // woken: decide again
+            case .done:
+                withLock { graveyard in retire(context, into: &graveyard) }
+                return
+            case .failed(let error):
+                withLock { graveyard in retire(context, into: &graveyard) }
+                throw error
+            case .runBlocks(var work):
+                let failure = runBlocks(&work, of: context)
+                withLock { graveyard in endBlocks(of: context, failure: failure, into: &graveyard) }
+                if let failure {
+                    withLock { graveyard in retire(context, into: &graveyard) }
+                    throw failure
+                }
+            case .wait:
+                preconditionFailure("ScopeGraph: a finishing resolve woke without a step")
+            }
+        }
+    }
+
+    /// Makes `builder` the owner of `slot`, which `requester` owns: the build goes on in
+    /// `builder`'s own task, apart from the requester's cancellation.
+    func handOff(_ slot: AnySlot, from requester: ResolutionContext, to builder: ResolutionContext) {
+        withLock { _ in
+            assert(slot.build.builder === requester, "ScopeGraph: a slot handed off by a resolve that did not own it")
+            slot.build = .building(builder)
+            requester.ownedSlots.removeAll { $0 === slot }
+            builder.usedCoordinator = true
+            if builder.group == nil { builder.group = ResolutionGroup(builder) }
+            builder.ownedSlots.append(slot)
+        }
+    }
+
+    /// A new waiter. Call with the lock held.
+    private func makeWaiter() -> Waiter {
+        nextWaiter += 1
+        return Waiter(id: nextWaiter)
+    }
+
+    /// Clears `context`'s record of the wait it woke from. Call with the lock held.
+    private func stopWaiting(_ context: ResolutionContext) {
+        guard let owner = context.waitingOn else { return }
+        owner.waiters -= 1
+        context.waitingOn = nil
+        context.waitingSlot = nil
+    }
+
+    /// Ends `waiter`'s wait because its task was cancelled.
+    private func cancel(_ waiter: Waiter) {
+        withLock { _ in
+            waiter.isCancelled = true
+            suspended.removeValue(forKey: waiter.id)?.resume()
+        }
+    }
+}

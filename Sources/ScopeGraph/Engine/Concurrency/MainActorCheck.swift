@@ -1,0 +1,36 @@
+import Dispatch
+import Foundation
+
+/// Whether the current code runs on the main actor, decided without trapping.
+///
+/// `Thread.isMainThread` is not enough: on Linux, main-actor jobs run on the main dispatch
+/// queue, which (when the main thread is busy elsewhere, as under `swift test`) may be drained
+/// by another thread. The main queue is therefore marked with a queue-specific value, which
+/// every thread draining it sees.
+enum MainActorCheck {
+    private static let key = DispatchSpecificKey<Bool>()
+    private static let marked: Bool = {
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return true
+    }()
+
+    /// True on the main thread or on the main dispatch queue.
+    static var isOnMainActor: Bool {
+        _ = marked
+        return Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true
+    }
+
+    /// Runs `body` on the main actor, which the caller checked it is on (`isOnMainActor`).
+    static func runAssumingMainActor<T>(_ body: @MainActor () throws -> T) throws -> T {
+        try MainActor.assumeIsolated { () throws -> Carried<T> in Carried(try body()) }.value
+    }
+}
+
+/// A value carried across an isolation boundary the compiler cannot see through: the instances
+/// ScopeGraph hands out, which it already shares between threads exactly as it does for every
+/// cached instance (the contract does not require them to be `Sendable`).
+struct Carried<Value>: @unchecked Sendable {
+    // @unchecked: see above; the container hands the same instance to every resolver.
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
