@@ -19,6 +19,12 @@ let package = Package(
         .executableTarget(name: "scopegraph-bench", dependencies: ["ScopeGraph", "ScopeGraphTesting"]),
         .testTarget(name: "ScopeGraphTests", dependencies: ["ScopeGraph"]),
         .testTarget(name: "ScopeGraphTestingTests", dependencies: ["ScopeGraph", "ScopeGraphTesting"]),
+        // An app-like module with default main-actor isolation, as new Xcode app targets have
+        // (SwiftPM's `.defaultIsolation` setting needs tools-version 6.2; the compiler flag
+        // does the same here).
+        .testTarget(
+            name: "ScopeGraphMainActorTests", dependencies: ["ScopeGraph"],
+            swiftSettings: [.unsafeFlags(["-default-isolation", "MainActor"])]),
     ],
     swiftLanguageModes: [.v6]
 )

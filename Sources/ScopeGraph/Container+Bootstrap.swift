@@ -27,6 +27,28 @@ extension Container {
     /// The eager singletons `bootstrap()` builds for this container, in registration order:
     /// inside an override scope, the ones a lookup of their key here would find (an override
     /// replaces the registration it overrides, and an eager override is built too).
+    /// Creates the eager singletons of this container and its descendants, as `bootstrap()`
+    /// does, including those with async or main-actor factories: the way to build async
+    /// services at start-up, so that synchronous resolves (and property wrappers) find them.
+    ///
+    /// ```swift
+    /// app.register(Database.self, lifetime: .eagerSingleton) { _ in try await Database.open() }
+    /// try await app.bootstrapAsync()
+    /// let db = try app.resolve(Database.self)   // cached: no await needed
+    /// ```
+    /// - Throws: The first `ResolutionError` a factory or its dependencies threw.
+    public func bootstrapAsync() async throws {
+        let scope = ScopeActivity.current
+        for container in subtree() {
+            for entry in container.eagerEntries(scope: scope) {
+                let request = Request(key: entry.key, start: container, arguments: nil)
+                _ = try await ResolutionContext.withContextAsync(joining: nil) { context in
+                    Carried(try await entry.produceAnyAsync(request, in: context))
+                }
+            }
+        }
+    }
+
     private func eagerEntries(scope: ResolutionScope?) -> [AnyEntry] {
         var keys: Set<Key> = []
         var entries: [AnyEntry] = []

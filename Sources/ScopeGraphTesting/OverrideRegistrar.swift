@@ -65,6 +65,77 @@ public struct OverrideRegistrar {
         return container.makeRegistration(key, lifetime: lifetime, factory: .unpacking(factory), in: recorder)
     }
 
+    /// Overrides a registration with an async factory, as `Container`'s async `register` does.
+    ///
+    /// ```swift
+    /// try await app.withOverrides({ $0.register(Database.self) { _ in try await FakeDatabase.open() } }) {
+    ///     …
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - type: The type to answer for; inferred from the factory when omitted.
+    ///   - tag: The tag of the key to override, or `nil`.
+    ///   - lifetime: How long the fake lives; `.graph` by default.
+    ///   - factory: Builds the fake; awaited by `resolveAsync`.
+    /// - Returns: The override's registration.
+    @discardableResult
+    public func register<T>(
+        _ type: T.Type = T.self, tag: ServiceTag? = nil, lifetime: Lifetime = .graph,
+        factory: @escaping @Sendable (Resolver) async throws -> T
+    ) -> Registration<T> {
+        container.makeRegistration(Key(T.self, tag: tag), lifetime: lifetime, factory: .async(factory), in: recorder)
+    }
+
+    /// Overrides a registration with an async factory that takes runtime arguments.
+    /// - Parameters:
+    ///   - type: The type to answer for; inferred from the factory when omitted.
+    ///   - tag: The tag of the key to override, or `nil`.
+    ///   - lifetime: How long the fake lives; `.graph` by default.
+    ///   - factory: Builds the fake from the resolver and the arguments.
+    /// - Returns: The override's registration.
+    @discardableResult
+    public func register<T, each A>(
+        _ type: T.Type = T.self, tag: ServiceTag? = nil, lifetime: Lifetime = .graph,
+        factory: @escaping @Sendable (Resolver, repeat each A) async throws -> T
+    ) -> Registration<T> {
+        let key = Key(T.self, tag: tag, arguments: Key.argumentTypes(repeat (each A).self))
+        return container.makeRegistration(key, lifetime: lifetime, factory: .asyncUnpacking(factory), in: recorder)
+    }
+
+    /// Overrides a registration with a main-actor factory, as `Container`'s
+    /// `register(_:tag:lifetime:mainActorFactory:)` does.
+    /// - Parameters:
+    ///   - type: The type to answer for; inferred from the factory when omitted.
+    ///   - tag: The tag of the key to override, or `nil`.
+    ///   - lifetime: How long the fake lives; `.graph` by default.
+    ///   - mainActorFactory: Builds the fake on the main actor.
+    /// - Returns: The override's registration.
+    @discardableResult
+    public func register<T>(
+        _ type: T.Type = T.self, tag: ServiceTag? = nil, lifetime: Lifetime = .graph,
+        mainActorFactory: @escaping @MainActor @Sendable (Resolver) throws -> T
+    ) -> Registration<T> {
+        container.makeRegistration(
+            Key(T.self, tag: tag), lifetime: lifetime, factory: .mainActor(mainActorFactory), in: recorder)
+    }
+
+    /// Overrides a registration with a main-actor factory that takes runtime arguments.
+    /// - Parameters:
+    ///   - type: The type to answer for; inferred from the factory when omitted.
+    ///   - tag: The tag of the key to override, or `nil`.
+    ///   - lifetime: How long the fake lives; `.graph` by default.
+    ///   - mainActorFactory: Builds the fake on the main actor from the resolver and the arguments.
+    /// - Returns: The override's registration.
+    @discardableResult
+    public func register<T, each A>(
+        _ type: T.Type = T.self, tag: ServiceTag? = nil, lifetime: Lifetime = .graph,
+        mainActorFactory: @escaping @MainActor @Sendable (Resolver, repeat each A) throws -> T
+    ) -> Registration<T> {
+        let key = Key(T.self, tag: tag, arguments: Key.argumentTypes(repeat (each A).self))
+        return container.makeRegistration(
+            key, lifetime: lifetime, factory: .mainActorUnpacking(mainActorFactory), in: recorder)
+    }
+
     /// Overrides the registration of `type` (and `tag`) with an object that already exists, as
     /// `Container.register(_:tag:instance:)` does: every resolve inside the scope returns
     /// `instance`.
