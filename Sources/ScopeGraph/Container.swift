@@ -44,6 +44,12 @@ public final class Container: Sendable {
     let isTransparent = Atomic<Bool>(true)
     /// The link this container's registrations share, made by the first registration.
     let lazyOwnerLink = AtomicLazyReference<OwnerLink>()
+    /// The cached instances with `onShutdown` hooks, made by the first one.
+    let lazyShutdownLog = AtomicLazyReference<ShutdownLog>()
+    /// Set when `shutdown()` of this container or of an ancestor begins.
+    let shutDownFlag = Atomic<Bool>(false)
+    /// This container's one shutdown, started by the first call of `shutdown()`.
+    let shutdownRun = Locked<Task<ShutdownError?, Never>?>(nil)
     /// Set when another container first links to this one, so that a container nobody linked
     /// to (a request scope) frees without looking for containers to tell.
     private let hasHadDependents = Atomic<Bool>(false)
@@ -98,6 +104,7 @@ public final class Container: Sendable {
     private init(name: String, parent: Container) {
         self.name = name
         self.parent = parent
+        if parent.isShutDown { shutDownFlag.store(true, ordering: .sequentiallyConsistent) }
         self.parentReference = Unmanaged.passUnretained(parent)
         self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
     }

@@ -36,6 +36,9 @@ public struct ResolutionError: Error, CustomStringConvertible, @unchecked Sendab
         /// A main-actor factory was reached by a synchronous resolve off the main actor: resolve
         /// with `resolveAsync`, or on the main actor.
         case requiresMainActor
+        /// The resolve started from, or its lookup reached, a container whose `shutdown()` has
+        /// begun.
+        case containerShutDown
     }
 
     /// What went wrong.
@@ -93,6 +96,8 @@ public struct ResolutionError: Error, CustomStringConvertible, @unchecked Sendab
             "ResolutionError: \(key) has an async factory, which a synchronous resolve cannot run."
         case .requiresMainActor:
             "ResolutionError: \(key) has a main-actor factory, which a synchronous resolve off the main actor cannot run."
+        case .containerShutDown:
+            "ResolutionError: \(key) cannot be resolved: a container its lookup needs has been shut down."
         }
     }
 }
@@ -108,6 +113,7 @@ extension ResolutionError.Kind: CustomStringConvertible {
         case .factoryFailed(let error): "factoryFailed(\(error))"
         case .requiresAsync: "requiresAsync"
         case .requiresMainActor: "requiresMainActor"
+        case .containerShutDown: "containerShutDown"
         }
     }
 }

@@ -1,4 +1,5 @@
 import ScopeGraph
+import Testing
 
 extension Container {
     /// Runs `operation` with overrides on this container, visible only to the current task and
@@ -61,7 +62,26 @@ extension Container {
     ) async rethrows -> R {
         let (scope, recorder) = makeOverrideScope(overrides)
         defer { withExtendedLifetime(recorder) {} }
-        return try await scope.runAsync(isolation: isolation, operation)
+        let result: R
+        do {
+            result = try await scope.runAsync(isolation: isolation, operation)
+        } catch {
+            await Self.shutDown(scope)
+            throw error
+        }
+        await Self.shutDown(scope)
+        return result
+    }
+
+    /// Runs the `onShutdown` hooks of the instances an async override scope cached, as the
+    /// scope ends; a hook that throws is recorded as an issue of the running test
+    /// (`withOverrides` rethrows only its operation's error).
+    private static func shutDown(_ scope: ResolutionScope) async {
+        for failure in await scope.shutDownInstances() {
+            Issue.record(
+                "ScopeGraphTesting: the onShutdown hook of \(failure.key) (cached by an override scope) threw: \(failure.error)"
+            )
+        }
     }
 
     /// A new scope, nested in the current task's scope, holding the overrides on this container.

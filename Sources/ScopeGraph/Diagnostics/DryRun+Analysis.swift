@@ -111,6 +111,8 @@ extension DryRun {
         case .requiresAsync:
             return
                 "needs an async resolve: \(path); \(error.key) has an async factory (validate with validateAsync(), resolve with resolveAsync)"
+        case .containerShutDown:
+            return "cannot resolve: \(path) reaches a container that has been shut down"
         case .requiresMainActor:
             return
                 "needs the main actor: \(path); \(error.key) has a main-actor factory (validate with validateAsync(), or on the main actor)"

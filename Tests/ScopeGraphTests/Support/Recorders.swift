@@ -74,6 +74,7 @@ extension ResolutionError.Kind {
         case .factoryFailed: "factoryFailed"
         case .requiresAsync: "requiresAsync"
         case .requiresMainActor: "requiresMainActor"
+        case .containerShutDown: "containerShutDown"
         }
     }
 

@@ -11,10 +11,36 @@ extension BuildCoordinator {
             slot.build = .idle
             if let built {
                 slot.publish(built.box, into: &graveyard)
+                if built.entry.hasShutdownHooks, let owner = slot.logOwner {
+                    let record = ShutdownLog.Record(
+                        entry: built.entry, sequence: built.sequence, box: built.box, slot: slot)
+                    // A closed log (shutdown began) is ruled out by `finishStep`, under this lock.
+                    let recorded = owner.shutdownLog.record(record)
+                    assert(recorded, "ScopeGraph: an instance published into a container that is shut down")
+                }
                 // A weak slot's box does not keep the instance: it is released after unlocking.
                 if let object = built.object { graveyard.append(object) }
             }
         }
+    }
+
+    /// The error when a member of `context`'s group built an instance for a container whose
+    /// shutdown has begun (checked under this lock, which `Container.shutdown()` takes to mark
+    /// containers shut down: a publication comes either before, and is closed by the
+    /// shutdown, or after, and fails).
+    func shutDownTarget(of context: ResolutionContext) -> ResolutionError? {
+        for member in context.group.members {
+            for slot in member.ownedSlots where slot.build.builder === member {
+                guard let container = slot.logOwner as? Container, container.isShutDown,
+                    let built = slot.build.built
+                else { continue }
+                return ResolutionError(
+                    kind: .containerShutDown, key: built.entry.key.serviceKey,
+                    path: member.pathKeys.map(\.serviceKey) + [built.entry.key.serviceKey],
+                    suggestions: [Container.shutDownRemedy(container.name)])
+            }
+        }
+        return nil
     }
 
     /// Gives up the slots `context` was building; the instances they held go to `graveyard`.

@@ -183,6 +183,12 @@ final class BuildCoordinator: @unchecked Sendable {
             context.group.runningBlocks += 1
             return .runBlocks(work)
         }
+        if let error = shutDownTarget(of: context) {
+            context.group.error = error
+            release(context, into: &graveyard)
+            wakeAll()
+            return .failed(error)
+        }
         for member in context.group.members { publish(member, into: &graveyard) }
         context.group.published = true
         wakeAll()

@@ -19,11 +19,15 @@ class AnySlot: @unchecked Sendable {
     /// when `isWeak`.
     @usableFromInline let box = Atomic<Int>(0)
     private let retirement: Retirement
+    /// Where instances published here are recorded for shutdown: the container (or override
+    /// scope) this slot caches in.
+    weak let logOwner: (any ShutdownLogOwner)?
 
-    init(weak isWeak: Bool, retirement: Retirement) {
+    init(weak isWeak: Bool, retirement: Retirement, logOwner: (any ShutdownLogOwner)?) {
         assert(MemoryLayout<Int>.size == MemoryLayout<UnsafeRawPointer>.size)
         self.isWeak = isWeak
         self.retirement = retirement
+        self.logOwner = logOwner
     }
 
     deinit {
@@ -33,6 +37,10 @@ class AnySlot: @unchecked Sendable {
 
     /// The published instance, erased.
     func publishedAny() -> Any? { preconditionFailure("AnySlot is abstract: use Slot<T>") }
+
+    /// The instance in `box`, one of this slot's boxes; `nil` for a weak one whose instance
+    /// is gone.
+    func instance(in box: AnyObject) -> Any? { preconditionFailure("AnySlot is abstract: use Slot<T>") }
 
     /// Publishes `box` for other resolves. Call with the coordinator lock held; what it
     /// replaces goes to `graveyard`, for release after unlocking (a deinit may resolve).
@@ -87,6 +95,14 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
     }
 
     override func publishedAny() -> Any? { published() }
+
+    override func instance(in box: AnyObject) -> Any? {
+        if isWeak {
+            // Checked: a weak slot's boxes are `WeakBox`es of `T` instances (`makeBox`).
+            return (box as! WeakBox).object.map { $0 as! T }
+        }
+        return (box as! StrongBox<T>).value
+    }
 
     /// The box that publishes `value`. `nil` for a value type in a weak slot: it cannot be
     /// held weakly, so it behaves as `unique` (nothing is kept).

@@ -20,6 +20,10 @@ enum SlotBuildState {
         let object: AnyObject?
         /// The instance, for the resolves that may read it before publication.
         let value: Any
+        /// The registration it was built for (for its `onShutdown` hooks).
+        let entry: AnyEntry
+        /// Process-wide order in which factories returned: the shutdown order, reversed.
+        let sequence: Int
     }
 
     /// The resolve building or holding the instance.

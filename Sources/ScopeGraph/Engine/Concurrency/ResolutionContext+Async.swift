@@ -80,12 +80,12 @@ extension ResolutionContext {
     func resolveAsync<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) async throws -> T {
         noteTopLevelStart(start)
         let scope = ScopeActivity.current
-        if let entry = start.lookup(key, scope: scope) {
+        if let entry = try lookup(key, from: start, scope: scope) {
             return try await produceAsync(entry, Request(key: key, start: start, arguments: arguments), as: T.self)
         }
         if let optional = T.self as? any OptionalResolvable.Type {
             let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
-            guard let entry = start.lookup(wrappedKey, scope: scope) else {
+            guard let entry = try lookup(wrappedKey, from: start, scope: scope) else {
                 throw missingError(wrappedKey, from: start)
             }
             let value = try await entry.produceAnyAsync(
@@ -164,7 +164,7 @@ extension ResolutionContext {
             coordinator.abandon(slot, by: self)
             throw error
         }
-        keepBuilt(value, in: slot)
+        keepBuilt(value, of: entry, in: slot)
         return value
     }
 
@@ -173,7 +173,7 @@ extension ResolutionContext {
     func runBuild<T>(_ entry: Entry<T>, in slot: Slot<T>, _ request: Request, root: Container) async {
         _ = try? await runTopLevelAsync { context in
             let value = try await context.constructAsync(entry, request, root: root)
-            context.keepBuilt(value, in: slot)
+            context.keepBuilt(value, of: entry, in: slot)
         }
     }
 

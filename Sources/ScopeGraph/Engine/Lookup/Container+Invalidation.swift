@@ -33,16 +33,16 @@ extension Container {
     /// This container's `perContainer` slot for `entry` (made now if there is none), and
     /// whether it was made now. A new slot must then be noted with `notePerContainerSlot`
     /// after unlocking.
-    static func perContainerSlot(for entry: AnyEntry, in state: inout State) -> (slot: AnySlot, isNew: Bool) {
+    func perContainerSlot(for entry: AnyEntry, in state: inout State) -> (slot: AnySlot, isNew: Bool) {
         if let slot = state.perContainer[entry.serial] { return (slot, false) }
-        let slot = entry.makeSlot()
+        let slot = entry.makeSlot(in: self)
         state.perContainer[entry.serial] = slot
         return (slot, true)
     }
 
     /// This container's `perContainer` slot for `entry`, made now if there is none.
     func perContainerSlot(for entry: AnyEntry) -> AnySlot {
-        let (slot, isNew) = withState { state in Self.perContainerSlot(for: entry, in: &state) }
+        let (slot, isNew) = withState { state in perContainerSlot(for: entry, in: &state) }
         if isNew { notePerContainerSlot(of: entry) }
         return slot
     }

@@ -8,10 +8,11 @@ extension Container {
     /// A key this container answers itself is memoized from its second lookup on: the first
     /// costs one lock and one hash, so a container whose registrations are each resolved once
     /// pays no memo work at all.
-    func lookup(_ key: Key, scope: ResolutionScope?) -> AnyEntry? {
-        if let scope, scope.hasOverrides { return walk(key, scope: scope) }
+    /// - Throws: `ReachedShutDown` when the walk reaches a container whose shutdown has begun.
+    func lookup(_ key: Key, scope: ResolutionScope?) throws(ReachedShutDown) -> AnyEntry? {
+        if let scope, scope.hasOverrides { return try walk(key, scope: scope) }
         if let parent, isTransparent.load(ordering: .sequentiallyConsistent) {
-            return parent.lookup(key, scope: scope)
+            return try parent.lookup(key, scope: scope)
         }
         if memo.load(ordering: .relaxed) != 0, let entry = Reclamation.read({ memoSnapshotEntry(key) }) {
             return entry
@@ -22,7 +23,7 @@ extension Container {
         case .elsewhere(let collaborators, let generation):
             // This container was visited under the lock: the walk goes on from its links.
             var visited = [serial]
-            guard let found = visitBeyond(collaborators, key, scope: nil, visited: &visited) else { return nil }
+            guard let found = try visitBeyond(collaborators, key, scope: nil, visited: &visited) else { return nil }
             let (newSlot, _) = withState { state -> (Bool, MemoSnapshot?) in
                 guard state.generation == generation else { return (false, nil) }
                 let (slot, isNew) = memoSlot(of: found, in: &state)
@@ -70,7 +71,7 @@ extension Container {
     private func memoSlot(of entry: AnyEntry, in state: inout State) -> (slot: AnySlot?, isNew: Bool) {
         switch entry.lifetime {
         case .singleton, .weakSingleton, .eagerSingleton: (entry.ownerSlot, false)
-        case .perContainer: Self.perContainerSlot(for: entry, in: &state)
+        case .perContainer: perContainerSlot(for: entry, in: &state)
         case .unique, .graph: (nil, false)
         }
     }
@@ -93,7 +94,7 @@ extension Container {
     /// uncached lifetime, a registration of another type answering `type`, an active scope.
     @usableFromInline
     func beginCachedRead(ofType type: Any.Type) -> CachedRead? {
-        guard !ScopeActivity.mayBeActive else { return nil }
+        guard !ScopeActivity.mayBeActive, !isShutDown else { return nil }
         // A transparent container's lookups are its parent's, except for its own
         // `perContainer` instances: those are read through the general path. Walked without
         // reference counting (see `parentReference`); measured in Docs/Performance.md.

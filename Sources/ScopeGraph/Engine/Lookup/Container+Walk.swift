@@ -1,31 +1,34 @@
 extension Container {
     /// The lookup walk, without the memo: the scope's overrides and own registrations of each
     /// container, then its collaborators in link order, then its parent; each container once.
-    func walk(_ key: Key, scope: ResolutionScope?) -> AnyEntry? {
+    func walk(_ key: Key, scope: ResolutionScope?) throws(ReachedShutDown) -> AnyEntry? {
         var visited: [UInt64] = []
-        return visit(key, scope: scope, visited: &visited)
+        return try visit(key, scope: scope, visited: &visited)
     }
 
-    private func visit(_ key: Key, scope: ResolutionScope?, visited: inout [UInt64]) -> AnyEntry? {
+    private func visit(_ key: Key, scope: ResolutionScope?, visited: inout [UInt64]) throws(ReachedShutDown)
+        -> AnyEntry?
+    {
         if visited.contains(serial) { return nil }
         visited.append(serial)
+        if isShutDown { throw ReachedShutDown(container: name) }
         if let entry = scope?.override(for: key, in: self) { return entry }
         let (own, collaborators) = withState { state in
             (state.registrations[key]?.entry, state.collaborators)
         }
         if let own { return own }
-        return visitBeyond(collaborators, key, scope: scope, visited: &visited)
+        return try visitBeyond(collaborators, key, scope: scope, visited: &visited)
     }
 
     /// The rest of a visit of this container, after its own registrations: its collaborators
     /// in link order, then its parent.
     func visitBeyond(
         _ collaborators: [WeakContainer], _ key: Key, scope: ResolutionScope?, visited: inout [UInt64]
-    ) -> AnyEntry? {
+    ) throws(ReachedShutDown) -> AnyEntry? {
         for collaborator in collaborators {
-            if let found = collaborator.value?.visit(key, scope: scope, visited: &visited) { return found }
+            if let found = try collaborator.value?.visit(key, scope: scope, visited: &visited) { return found }
         }
-        return parent?.visit(key, scope: scope, visited: &visited)
+        return try parent?.visit(key, scope: scope, visited: &visited)
     }
 
     /// The containers a lookup starting here visits, in order.
@@ -65,4 +68,9 @@ extension Container {
     func subtree() -> [Container] {
         [self] + children.flatMap { $0.subtree() }
     }
+}
+
+/// A lookup walk reached a container whose shutdown has begun.
+struct ReachedShutDown: Error {
+    let container: String
 }

@@ -30,6 +30,7 @@ package class AnyEntry: @unchecked Sendable {
     private struct Extras {
         var forwardKeys: [Key] = []
         var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
+        var shutdownHooks: [@Sendable (Any) async throws -> Void] = []
         /// The containers holding a `perContainer` instance of this registration, told to drop
         /// it when the registration is retired.
         var perContainerHolders: [WeakContainer] = []
@@ -78,6 +79,24 @@ package class AnyEntry: @unchecked Sendable {
             extras.blocks.append(block)
             blockCount.store(extras.blocks.count, ordering: .releasing)
         }
+    }
+
+    /// How many `onShutdown` hooks there are, readable without the lock.
+    private let hookCount = Atomic<Int>(0)
+
+    func addShutdownHook(_ hook: @escaping @Sendable (Any) async throws -> Void) {
+        extras.withLock { extras in
+            extras.shutdownHooks.append(hook)
+            hookCount.store(extras.shutdownHooks.count, ordering: .releasing)
+        }
+    }
+
+    /// True once an `onShutdown` hook was added; no lock.
+    var hasShutdownHooks: Bool { hookCount.load(ordering: .acquiring) != 0 }
+
+    /// The `onShutdown` hooks, in the order added.
+    var shutdownHooks: [@Sendable (Any) async throws -> Void] {
+        hasShutdownHooks ? extras.withLock { $0.shutdownHooks } : []
     }
 
     /// True once an `onResolved` block was added; no lock.
@@ -164,7 +183,10 @@ package class AnyEntry: @unchecked Sendable {
     var ownerSlot: AnySlot? { nil }
 
     /// A fresh, empty slot of the right type, for `perContainer` caches and override scopes.
-    func makeSlot() -> AnySlot { preconditionFailure("AnyEntry is abstract: use Entry<T>") }
+    /// `logOwner` is where the slot caches: the container, or the override scope.
+    func makeSlot(in logOwner: any ShutdownLogOwner) -> AnySlot {
+        preconditionFailure("AnyEntry is abstract: use Entry<T>")
+    }
 
     /// Produces the instance for a request and casts it to the requested type.
     func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {

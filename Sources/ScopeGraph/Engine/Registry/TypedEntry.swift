@@ -30,7 +30,9 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
             callPlain = { _ in preconditionFailure("ScopeGraph: a main-actor factory called without its check") }
             (argumentFactory, asyncFactory, mainActorFactory) = (nil, nil, MainActorFactory(body))
         }
-        self.slot = lifetime.isOwnerRooted ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement) : nil
+        self.slot =
+            lifetime.isOwnerRooted
+            ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement, logOwner: owner) : nil
         super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement, kind: factory.kind)
     }
 
@@ -42,7 +44,9 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
         return try argumentFactory.body(resolver, arguments)
     }
 
-    override func makeSlot() -> AnySlot { Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement) }
+    override func makeSlot(in logOwner: any ShutdownLogOwner) -> AnySlot {
+        Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement, logOwner: logOwner)
+    }
 
     func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) {
         addErasedBlock { resolver, instance in

@@ -23,6 +23,10 @@ extension ResolutionContext {
         return error(diagnosis.kind, key, searched: diagnosis.searched, suggestions: diagnosis.suggestions)
     }
 
+    func shutDownError(_ key: Key, container: String) -> ResolutionError {
+        error(.containerShutDown, key, suggestions: [Container.shutDownRemedy(container)])
+    }
+
     func ownerGoneError(_ entry: AnyEntry, _ request: Request) -> ResolutionError {
         error(
             .notRegistered, request.key,

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Where each lifetime's instance comes from, in one place:
 ///
 /// | lifetime | cached where | dropped when | built from |
@@ -11,6 +13,9 @@
 /// An active override scope that isolates caches (ScopeGraphTesting, validation) takes the
 /// place of the containers for every cached lifetime.
 extension ResolutionContext {
+    /// Process-wide order in which cached instances' factories returned.
+    static let buildSequence = Atomic<Int>(0)
+
     func instance<T>(of entry: Entry<T>, for request: Request) throws -> T {
         switch entry.lifetime {
         case .unique:
@@ -36,7 +41,7 @@ extension ResolutionContext {
                 BuildCoordinator.shared.abandon(slot, by: self)
                 throw error
             }
-            keepBuilt(value, in: slot)
+            keepBuilt(value, of: entry, in: slot)
             return value
         }
     }
@@ -84,15 +89,17 @@ extension ResolutionContext {
 
     /// Hands the instance this resolve built for `slot` (which it owns) to the coordinator, to
     /// publish when the resolve ends.
-    func keepBuilt<T>(_ value: T, in slot: Slot<T>) {
+    func keepBuilt<T>(_ value: T, of entry: Entry<T>, in slot: Slot<T>) {
         guard let made = slot.makeBox(value) else {
             // A value type in a weak slot cannot be held weakly: it behaves as `unique`, so the
             // slot is given up and the next request, in this resolve too, builds a new value.
             BuildCoordinator.shared.abandon(slot, by: self)
             return
         }
-        BuildCoordinator.shared.built(
-            slot, SlotBuildState.Built(box: made.box, object: made.object, value: value), by: self)
+        let built = SlotBuildState.Built(
+            box: made.box, object: made.object, value: value, entry: entry,
+            sequence: Self.buildSequence.add(1, ordering: .relaxed).newValue)
+        BuildCoordinator.shared.built(slot, built, by: self)
     }
 
     // MARK: The one construction path

@@ -90,7 +90,11 @@ extension ResolutionContext {
             // One instance per registration, even when it answers for `T` under several tags.
             var included: Set<UInt64> = []
             var results: [T] = []
-            for container in start.lookupOrder() {
+            let order = start.lookupOrder()
+            if let shutDown = order.first(where: \.isShutDown) {
+                throw context.shutDownError(Key(T.self, tag: nil), container: shutDown.name)
+            }
+            for container in order {
                 let candidates = container.registrationsInOrder(scope: scope) {
                     $0.type == T.self && $0.arguments.isEmpty
                 }
@@ -117,7 +121,7 @@ extension ResolutionContext {
         noteTopLevelStart(start)
         // The scope the calling task sees now: one entered inside a factory applies here.
         let scope = ScopeActivity.current
-        if let entry = start.lookup(key, scope: scope) {
+        if let entry = try lookup(key, from: start, scope: scope) {
             let request = Request(key: key, start: start, arguments: arguments)
             guard ownerGoneIsMissing, entry.lifetime.isOwnerRooted else {
                 return try produce(entry, request, as: T.self)
@@ -130,7 +134,7 @@ extension ResolutionContext {
         // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
         if let optional = T.self as? any OptionalResolvable.Type {
             let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
-            guard let entry = start.lookup(wrappedKey, scope: scope) else { return try ifMissing(wrappedKey) }
+            guard let entry = try lookup(wrappedKey, from: start, scope: scope) else { return try ifMissing(wrappedKey) }
             let request = Request(key: wrappedKey, start: start, arguments: arguments)
             let value = try produceAny(entry, request)
             guard let wrapped = optional.wrap(value) else { throw error(.typeMismatch, wrappedKey) }
@@ -138,6 +142,17 @@ extension ResolutionContext {
             return wrapped as! T
         }
         return try ifMissing(key)
+    }
+
+    /// `start.lookup`, failing with `.containerShutDown` when `start`, or a container the walk
+    /// reaches, has been shut down.
+    func lookup(_ key: Key, from start: Container, scope: ResolutionScope?) throws -> AnyEntry? {
+        if start.isShutDown { throw shutDownError(key, container: start.name) }
+        do {
+            return try start.lookup(key, scope: scope)
+        } catch {
+            throw shutDownError(key, container: error.container)
+        }
     }
 
     func produce<T>(_ entry: AnyEntry, _ request: Request, as type: T.Type) throws -> T {

@@ -15,6 +15,8 @@ package final class ResolutionScope: @unchecked Sendable {
     /// factory may hold the last reference to an object whose deinit registers.
     private var replaced: [AnyEntry] = []
     private let slots = Locked<[SlotKey: AnySlot]>([:])
+    /// The instances with `onShutdown` hooks cached in this scope, made by the first one.
+    private let lazyShutdownLog = AtomicLazyReference<ShutdownLog>()
     /// Told about every instance built or reused while this scope is active.
     package let observer: (any ResolutionObserver)?
     /// True for override scopes and validation: cached lifetimes are cached in this scope and
@@ -62,7 +64,7 @@ package final class ResolutionScope: @unchecked Sendable {
         let key = SlotKey(entry: entry.serial, container: container.serial)
         return slots.withLock { slots in
             if let slot = slots[key] { return slot }
-            let slot = entry.makeSlot()
+            let slot = entry.makeSlot(in: self)
             slots[key] = slot
             return slot
         }
@@ -149,4 +151,18 @@ enum ScopeActivity {
 
     /// The scope bound to the current task, read only when one may be active.
     @inline(__always) static var current: ResolutionScope? { mayBeActive ? ResolutionScope.current : nil }
+}
+
+extension ResolutionScope: ShutdownLogOwner {
+    var shutdownLog: ShutdownLog {
+        if let log = lazyShutdownLog.load() { return log }
+        return lazyShutdownLog.storeIfNil(ShutdownLog())
+    }
+
+    /// Runs the `onShutdown` hooks of the instances this scope cached, newest first (an async
+    /// override scope ends this way); returns the hooks that threw.
+    package func shutDownInstances() async -> [ShutdownError.Failure] {
+        guard let log = lazyShutdownLog.load() else { return [] }
+        return await Container.runHooks(of: log.drain(), in: "override scope")
+    }
 }

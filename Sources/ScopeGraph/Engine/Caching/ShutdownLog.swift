@@ -1,0 +1,78 @@
+/// The cached instances of one container (or override scope) whose registrations have
+/// `onShutdown` hooks, in the order their factories returned: what `shutdown()` closes, newest
+/// first.
+///
+/// A record holds its box weakly: an instance released before shutdown (removed, replaced,
+/// restored, or a weak singleton that died) is neither kept alive for its hook nor shut down.
+final class ShutdownLog: Sendable {
+    /// One cached instance with hooks.
+    struct Record: @unchecked Sendable {
+        // @unchecked: `box` is a weak reference, written once; entries are Sendable.
+        let entry: AnyEntry
+        /// Process-wide order in which factories returned (dependencies first).
+        let sequence: Int
+        weak var box: AnyObject?
+        /// The slot that published `box`: the instance is still cached while it holds it.
+        let slot: AnySlot
+    }
+
+    private struct State {
+        var records: [Record] = []
+        /// Set when the owner's shutdown begins: nothing more is recorded, and a resolve that
+        /// would publish here fails instead (`BuildCoordinator.publish`).
+        var isClosed = false
+    }
+
+    private let state = Locked(State())
+
+    /// Records a newly published instance; false (and nothing recorded) once the log is
+    /// closed, so that its publication must not happen.
+    func record(_ record: Record) -> Bool {
+        state.withLock { state in
+            guard !state.isClosed else { return false }
+            // Released instances leave records behind: dropped as the log grows.
+            if state.records.count >= 64, state.records.count.isMultiple(of: 64) {
+                state.records.removeAll { $0.box == nil }
+            }
+            state.records.append(record)
+            return true
+        }
+    }
+
+    /// Whether the log is closed (the owner's shutdown has begun).
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
+    /// Closes the log and returns what it recorded, newest first.
+    func close() -> [Record] {
+        state.withLock { state in
+            state.isClosed = true
+            defer { state.records = [] }
+            return state.records.sorted { $0.sequence > $1.sequence }
+        }
+    }
+
+    /// What was recorded, newest first, emptying the log but leaving it open (an override
+    /// scope's log, when the scope ends).
+    func drain() -> [Record] {
+        state.withLock { state in
+            defer { state.records = [] }
+            return state.records.sorted { $0.sequence > $1.sequence }
+        }
+    }
+}
+
+/// What owns a shutdown log: a container, or an override scope that caches instances itself.
+protocol ShutdownLogOwner: AnyObject, Sendable {
+    var shutdownLog: ShutdownLog { get }
+}
+
+extension ShutdownLog.Record {
+    /// The instance, when it is still the one its slot publishes.
+    var liveInstance: Any? {
+        // Held strongly from here on: if the slot still publishes it, it is the cached one.
+        guard let box else { return nil }
+        let address = Int(bitPattern: Unmanaged.passUnretained(box).toOpaque())
+        guard slot.box.load(ordering: .sequentiallyConsistent) == address else { return nil }
+        return slot.instance(in: box)
+    }
+}

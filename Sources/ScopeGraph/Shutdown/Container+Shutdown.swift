@@ -1,0 +1,131 @@
+extension Container: ShutdownLogOwner {
+    /// True from the moment `shutdown()` of this container or of an ancestor begins: resolves
+    /// from it then throw `ResolutionError` of kind `.containerShutDown`.
+    public var isShutDown: Bool { shutDownFlag.load(ordering: .sequentiallyConsistent) }
+
+    /// Shuts this container down: its live descendants first (the most recently created child
+    /// first), then the `onShutdown` hooks of the instances cached here (singleton, eager
+    /// singleton, weak singleton still alive, `perContainer`), newest first, so an instance is
+    /// closed before the instances it was built from.
+    ///
+    /// ```swift
+    /// try await app.shutdown()   // closes the request scopes still open, then the pool
+    /// ```
+    ///
+    /// Each hook runs once per instance, however many callers: every call (concurrent or
+    /// later) returns after the one shutdown has finished, with its one outcome. From the
+    /// moment it begins, resolving from this container or a descendant, or reaching it through
+    /// a collaboration link, throws `.containerShutDown`; a resolve that raced with it either
+    /// finished before (and its instances are shut down) or fails. A container dropped without
+    /// `shutdown()` frees its instances without running hooks.
+    /// - Throws: `ShutdownError` listing every hook that threw, after running all of them.
+    public func shutdown() async throws {
+        let run = shutdownRun.withLock { run -> Task<ShutdownError?, Never> in
+            if let run { return run }
+            let records = beginShutdown()
+            let started = Task { await self.finishShutdown(records) }
+            run = started
+            return started
+        }
+        if let error = await run.value { throw error }
+    }
+
+    /// Makes a child, runs `body` with it, and shuts the child down when `body` returns or
+    /// throws: a request's scope in a server, a screen's scope in an app.
+    ///
+    /// ```swift
+    /// let response = try await app.withScope(name: "request") { request in
+    ///     try await request.resolveAsync(RequestHandler.self).handle(input)
+    /// }
+    /// ```
+    /// - Parameters:
+    ///   - name: The child's name.
+    ///   - isolation: The caller's actor, where `body` runs (the main actor for a screen).
+    ///   - body: The work to do with the child.
+    /// - Returns: What `body` returned.
+    /// - Throws: `body`'s error if only it failed; the `ShutdownError` if only the shutdown
+    ///   failed; a `ScopeError` carrying both if both did.
+    public func withScope<R>(
+        name: String, isolation: isolated (any Actor)? = #isolation, _ body: (Container) async throws -> R
+    ) async throws -> R {
+        let scope = makeChild(name: name)
+        let outcome: Result<R, any Error>
+        do {
+            outcome = .success(try await body(scope))
+        } catch {
+            outcome = .failure(error)
+        }
+        var shutdownError: ShutdownError?
+        do {
+            try await scope.shutdown()
+        } catch let error as ShutdownError {
+            shutdownError = error
+        } catch {
+            preconditionFailure("ScopeGraph: shutdown() threw \(error), which is not a ShutdownError")
+        }
+        switch (outcome, shutdownError) {
+        case (.success(let value), nil): return value
+        case (.failure(let error), nil): throw error
+        case (.success, let shutdownError?): throw shutdownError
+        case (.failure(let error), let shutdownError?): throw ScopeError(bodyError: error, shutdownError: shutdownError)
+        }
+    }
+
+    /// The log of this container's cached instances with hooks, made on first use.
+    var shutdownLog: ShutdownLog {
+        if let log = lazyShutdownLog.load() { return log }
+        return lazyShutdownLog.storeIfNil(ShutdownLog())
+    }
+
+    /// Marks this container and its live descendants shut down and closes this container's log
+    /// (its records come back, to close once the descendants are), under the coordinator's
+    /// lock: a resolve publishes either before (its instances are then recorded) or after (it
+    /// fails). Then makes every container whose lookups may reach these forget them.
+    private func beginShutdown() -> [ShutdownLog.Record] {
+        let subtree = subtree()
+        let records = BuildCoordinator.shared.withLock { _ in
+            for container in subtree { container.shutDownFlag.store(true, ordering: .sequentiallyConsistent) }
+            return shutdownLog.close()
+        }
+        invalidateLookups()
+        return records
+    }
+
+    /// Shuts the live descendants down, then runs the hooks of `records`; the failures of both.
+    private func finishShutdown(_ records: [ShutdownLog.Record]) async -> ShutdownError? {
+        var failures: [ShutdownError.Failure] = []
+        for child in children.reversed() {
+            do {
+                try await child.shutdown()
+            } catch let error as ShutdownError {
+                failures += error.failures
+            } catch {
+                preconditionFailure("ScopeGraph: shutdown() threw \(error), which is not a ShutdownError")
+            }
+        }
+        failures += await Self.runHooks(of: records, in: name)
+        return failures.isEmpty ? nil : ShutdownError(failures: failures)
+    }
+
+    /// Runs the hooks of the instances `records` still cache, in order; the hooks that threw.
+    static func runHooks(of records: [ShutdownLog.Record], in container: String) async -> [ShutdownError.Failure] {
+        var failures: [ShutdownError.Failure] = []
+        for record in records {
+            guard let instance = record.liveInstance else { continue }
+            for hook in record.entry.shutdownHooks {
+                do {
+                    try await hook(instance)
+                } catch {
+                    failures.append(
+                        ShutdownError.Failure(key: record.entry.key.serviceKey, container: container, error: error))
+                }
+            }
+        }
+        return failures
+    }
+
+    /// What to do about `.containerShutDown`.
+    static func shutDownRemedy(_ name: String) -> String {
+        "the container '\(name)' has been shut down (its shutdown() began); resolve from a container that is still running, or make a new scope with withScope(name:_:)"
+    }
+}

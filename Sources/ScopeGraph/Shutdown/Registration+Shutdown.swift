@@ -1,0 +1,28 @@
+extension Registration {
+    /// Adds a hook that closes an instance this registration cached, when its container shuts
+    /// down (`Container.shutdown()`, the end of `withScope`, or of an async override scope).
+    ///
+    /// ```swift
+    /// app.register(ConnectionPool.self, lifetime: .singleton) { _ in try await ConnectionPool.open() }
+    ///     .onShutdown { pool in await pool.close() }
+    /// ```
+    ///
+    /// Hooks run for cached lifetimes (`singleton`, `eagerSingleton`, a `weakSingleton` still
+    /// alive, `perContainer`), once per instance, newest instance first, so an instance is
+    /// closed before the instances it was built from; hooks of one registration run in the
+    /// order added. `unique` and `graph` instances are not tracked. An instance released before
+    /// shutdown (by `remove`, replacement, `removeAll` or `restore`) is not shut down, and not
+    /// kept alive for its hook. Add hooks when registering: an instance built before its
+    /// registration had any hook is not tracked.
+    /// - Parameter body: Closes the instance; may suspend and throw (a throwing hook does not
+    ///   stop the others; `shutdown()` reports it in its `ShutdownError`).
+    /// - Returns: This registration, for chaining.
+    @discardableResult
+    public func onShutdown(_ body: @escaping @Sendable (T) async throws -> Void) -> Registration<T> {
+        entry.addShutdownHook { instance in
+            // Checked: hooks are only ever called with an instance this entry's factory made.
+            try await body(instance as! T)
+        }
+        return self
+    }
+}
