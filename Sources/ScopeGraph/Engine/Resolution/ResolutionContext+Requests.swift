@@ -134,7 +134,9 @@ extension ResolutionContext {
         // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
         if let optional = T.self as? any OptionalResolvable.Type {
             let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
-            guard let entry = try lookup(wrappedKey, from: start, scope: scope) else { return try ifMissing(wrappedKey) }
+            guard let entry = try lookup(wrappedKey, from: start, scope: scope) else {
+                return try ifMissing(wrappedKey)
+            }
             let request = Request(key: wrappedKey, start: start, arguments: arguments)
             let value = try produceAny(entry, request)
             guard let wrapped = optional.wrap(value) else { throw error(.typeMismatch, wrappedKey) }
