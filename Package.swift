@@ -11,12 +11,14 @@ let package = Package(
         .library(name: "ScopeGraphTesting", targets: ["ScopeGraphTesting"]),
         .executable(name: "scopegraph-demo", targets: ["scopegraph-demo"]),
         .executable(name: "scopegraph-bench", targets: ["scopegraph-bench"]),
+        .executable(name: "scopegraph-server", targets: ["scopegraph-server"]),
     ],
     targets: [
         .target(name: "ScopeGraph"),
         .target(name: "ScopeGraphTesting", dependencies: ["ScopeGraph"]),
         .executableTarget(name: "scopegraph-demo", dependencies: ["ScopeGraph"]),
         .executableTarget(name: "scopegraph-bench", dependencies: ["ScopeGraph", "ScopeGraphTesting"]),
+        .executableTarget(name: "scopegraph-server", dependencies: ["ScopeGraph"]),
         .testTarget(name: "ScopeGraphTests", dependencies: ["ScopeGraph"]),
         .testTarget(name: "ScopeGraphTestingTests", dependencies: ["ScopeGraph", "ScopeGraphTesting"]),
         // An app-like module with default main-actor isolation, as new Xcode app targets have
