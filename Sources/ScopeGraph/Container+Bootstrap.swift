@@ -24,9 +24,6 @@ extension Container {
         }
     }
 
-    /// The eager singletons `bootstrap()` builds for this container, in registration order:
-    /// inside an override scope, the ones a lookup of their key here would find (an override
-    /// replaces the registration it overrides, and an eager override is built too).
     /// Creates the eager singletons of this container and its descendants, as `bootstrap()`
     /// does, including those with async or main-actor factories: the way to build async
     /// services at start-up, so that synchronous resolves (and property wrappers) find them.
@@ -49,6 +46,9 @@ extension Container {
         }
     }
 
+    /// The eager singletons `bootstrap()` builds for this container, in registration order:
+    /// inside an override scope, the ones a lookup of their key here would find (an override
+    /// replaces the registration it overrides, and an eager override is built too).
     private func eagerEntries(scope: ResolutionScope?) -> [AnyEntry] {
         var keys: Set<Key> = []
         var entries: [AnyEntry] = []

@@ -12,17 +12,45 @@ extension Container: Resolving, ResolutionEntryPoint {
     public func resolve<T>(_ type: T.Type = T.self, tag: ServiceTag? = nil) throws -> T {
         // The cached-read probe, inlined so that it is specialized for `T`: a published
         // instance of a memoized cached registration, read without a lock.
-        if tag == nil, let read = beginCachedRead(ofType: T.self) {
-            let cached = read.slot._withUnsafeGuaranteedRef { slot in
-                // Invariant: the memo records, for a key of `T` itself, a slot of a
-                // registration of `T` (`MemoSnapshot.Bucket.ownType`), made by `Entry<T>`.
-                assert(slot is Slot<T>, "ScopeGraph: the memo gave a \(Swift.type(of: slot)) for \(T.self)")
-                return unsafeDowncast(slot, to: Slot<T>.self).readPublished()
-            }
-            read.end()
-            if let cached { return cached }
-        }
+        if tag == nil, let cached = cachedInstance(of: T.self) { return cached }
         return try resolveInContext(type, tag: tag)
+    }
+
+    /// Resolves `type` and `tag` in an async resolve (see `Resolving.resolveAsync(_:tag:)`):
+    /// a published instance is read as `resolve` reads it, with no resolve to start.
+    /// - Parameters:
+    ///   - type: The service type; inferred when omitted.
+    ///   - tag: The tag of the registration, or `nil`.
+    ///   - isolation: The caller's actor, where the instance is returned.
+    /// - Returns: The instance.
+    /// - Throws: `ResolutionError`, or `CancellationError`.
+    @inlinable
+    public func resolveAsync<T>(
+        _ type: T.Type = T.self, tag: ServiceTag? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async throws -> T {
+        if tag == nil, let cached = cachedInstance(of: T.self) { return cached }
+        return try await resolveAsyncInContext(type, tag: tag).value
+    }
+
+    /// Everything but the cached-read probe of `resolveAsync`.
+    @usableFromInline
+    func resolveAsyncInContext<T>(_ type: T.Type, tag: ServiceTag?) async throws -> Carried<T> {
+        try await resolveAsyncValue(Key(T.self, tag: tag), as: type, arguments: nil)
+    }
+
+    /// The cached-read probe: the published instance of the cached registration memoized for
+    /// `T`'s untagged key, read without a lock, or `nil`.
+    @inlinable
+    func cachedInstance<T>(of type: T.Type) -> T? {
+        guard let read = beginCachedRead(ofType: T.self) else { return nil }
+        let cached = read.slot._withUnsafeGuaranteedRef { slot in
+            // Invariant: the memo records, for a key of `T` itself, a slot of a registration
+            // of `T` (`MemoSnapshot.Bucket.ownType`), made by `Entry<T>`.
+            assert(slot is Slot<T>, "ScopeGraph: the memo gave a \(Swift.type(of: slot)) for \(T.self)")
+            return unsafeDowncast(slot, to: Slot<T>.self).readPublished()
+        }
+        read.end()
+        return cached
     }
 
     /// Everything but the cached-read probe: joins the resolve in progress on this thread or

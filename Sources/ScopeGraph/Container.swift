@@ -46,7 +46,7 @@ public final class Container: Sendable {
     let lazyOwnerLink = AtomicLazyReference<OwnerLink>()
     /// The cached instances with `onShutdown` hooks, made by the first one.
     let lazyShutdownLog = AtomicLazyReference<ShutdownLog>()
-    /// Set when `shutdown()` of this container or of an ancestor begins.
+    /// Set when `shutdown()` of this container begins (`isShutDown` reads its ancestors' too).
     let shutDownFlag = Atomic<Bool>(false)
     /// This container's one shutdown, started by the first call of `shutdown()`.
     let shutdownRun = Locked<Task<ShutdownError?, Never>?>(nil)
@@ -104,7 +104,6 @@ public final class Container: Sendable {
     private init(name: String, parent: Container) {
         self.name = name
         self.parent = parent
-        if parent.isShutDown { shutDownFlag.store(true, ordering: .sequentiallyConsistent) }
         self.parentReference = Unmanaged.passUnretained(parent)
         self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
     }

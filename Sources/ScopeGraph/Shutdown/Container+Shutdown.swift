@@ -1,7 +1,20 @@
 extension Container: ShutdownLogOwner {
     /// True from the moment `shutdown()` of this container or of an ancestor begins: resolves
     /// from it then throw `ResolutionError` of kind `.containerShutDown`.
-    public var isShutDown: Bool { shutDownFlag.load(ordering: .sequentiallyConsistent) }
+    public var isShutDown: Bool {
+        // Walked without reference counting (see `parentReference`): an ancestor's flag is
+        // read here, so a descendant is shut down from the very moment its ancestor is, and a
+        // child made later is too.
+        var current = Unmanaged.passUnretained(self)
+        while true {
+            let next = current._withUnsafeGuaranteedRef { container -> Unmanaged<Container>?? in
+                container.shutDownFlag.load(ordering: .sequentiallyConsistent) ? nil : .some(container.parentReference)
+            }
+            guard let next else { return true }
+            guard let parent = next else { return false }
+            current = parent
+        }
+    }
 
     /// Shuts this container down: its live descendants first (the most recently created child
     /// first), then the `onShutdown` hooks of the instances cached here (singleton, eager
@@ -77,14 +90,13 @@ extension Container: ShutdownLogOwner {
         return lazyShutdownLog.storeIfNil(ShutdownLog())
     }
 
-    /// Marks this container and its live descendants shut down and closes this container's log
-    /// (its records come back, to close once the descendants are), under the coordinator's
-    /// lock: a resolve publishes either before (its instances are then recorded) or after (it
-    /// fails). Then makes every container whose lookups may reach these forget them.
+    /// Marks this container shut down (and so its descendants, see `isShutDown`) and closes
+    /// its log (its records come back, to close once the descendants are), under the
+    /// coordinator's lock: a resolve publishes either before (its instances are then recorded)
+    /// or after (it fails). Then makes every container whose lookups may reach these forget them.
     private func beginShutdown() -> [ShutdownLog.Record] {
-        let subtree = subtree()
         let records = BuildCoordinator.shared.withLock { _ in
-            for container in subtree { container.shutDownFlag.store(true, ordering: .sequentiallyConsistent) }
+            shutDownFlag.store(true, ordering: .sequentiallyConsistent)
             return shutdownLog.close()
         }
         invalidateLookups()

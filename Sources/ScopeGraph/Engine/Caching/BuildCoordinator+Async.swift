@@ -33,10 +33,7 @@ extension BuildCoordinator {
                             continuation.resume()
                             return
                         }
-                        context.waitingOn = owner
-                        context.waitingSlot = slot
-                        context.waitPath = context.pathKeys + [key]
-                        owner.waiters += 1
+                        startWaiting(context, on: owner, for: slot, key: key)
                         waitedOn = owner
                         suspended[waiter.id] = continuation
                     }
@@ -94,16 +91,46 @@ extension BuildCoordinator {
         }
     }
 
-    /// Makes `builder` the owner of `slot`, which `requester` owns: the build goes on in
-    /// `builder`'s own task, apart from the requester's cancellation.
+    /// Makes `builder` the owner of `slot`, which `requester` owns: the factory runs in
+    /// `builder`'s own task, apart from the requester's cancellation. The build joins the
+    /// requester's group, so it is one resolve with the requester's: its blocks run when the
+    /// requester's outermost factory has returned, it publishes with it and fails with it,
+    /// unless the requester is cancelled (`detachHandedOffBuilds`).
     func handOff(_ slot: AnySlot, from requester: ResolutionContext, to builder: ResolutionContext) {
         withLock { _ in
             assert(slot.build.builder === requester, "ScopeGraph: a slot handed off by a resolve that did not own it")
             slot.build = .building(builder)
             requester.ownedSlots.removeAll { $0 === slot }
             builder.usedCoordinator = true
-            if builder.group == nil { builder.group = ResolutionGroup(builder) }
+            if requester.group == nil { requester.group = ResolutionGroup(requester) }
+            builder.group = requester.group
+            requester.group.members.append(builder)
+            builder.handedOffBy = requester
             builder.ownedSlots.append(slot)
+        }
+    }
+
+    /// Moves the unfinished builds `context` handed off (and those they handed off in turn)
+    /// out of its group into a group of their own, so that they go on when `context` fails
+    /// because its task was cancelled. Call with the lock held.
+    func detachHandedOffBuilds(of context: ResolutionContext) {
+        guard let group = context.group else { return }
+        func descends(_ member: ResolutionContext) -> Bool {
+            var current = member.handedOffBy
+            while let link = current {
+                if link === context { return true }
+                current = link.handedOffBy
+            }
+            return false
+        }
+        let moving = group.members.filter { $0 !== context && !$0.isDone && descends($0) }
+        guard let first = moving.first else { return }
+        group.members.removeAll { member in moving.contains { $0 === member } }
+        let detached = ResolutionGroup(first)
+        detached.members = moving
+        for member in moving {
+            member.group = detached
+            if member.handedOffBy === context { member.handedOffBy = nil }
         }
     }
 
@@ -111,14 +138,6 @@ extension BuildCoordinator {
     private func makeWaiter() -> Waiter {
         nextWaiter += 1
         return Waiter(id: nextWaiter)
-    }
-
-    /// Clears `context`'s record of the wait it woke from. Call with the lock held.
-    private func stopWaiting(_ context: ResolutionContext) {
-        guard let owner = context.waitingOn else { return }
-        owner.waiters -= 1
-        context.waitingOn = nil
-        context.waitingSlot = nil
     }
 
     /// Ends `waiter`'s wait because its task was cancelled.

@@ -65,6 +65,8 @@ extension BuildCoordinator {
     func retire(_ context: ResolutionContext, into graveyard: inout [AnyObject]) {
         if let group = context.group { graveyard.append(group) }
         context.group = nil
+        if let requester = context.handedOffBy { graveyard.append(requester) }
+        context.handedOffBy = nil
     }
 
     /// The contexts on a path of waits from `start` back to `target`, if waiting on `start`
@@ -120,8 +122,11 @@ extension BuildCoordinator {
     /// The cycle error for a constructor cycle spanning threads: this resolve's path, the key,
     /// then the owner's path from that key on.
     func crossThreadCycleError(_ context: ResolutionContext, key: Key, owner: ResolutionContext) -> ResolutionError {
+        // A build handed off by this resolve's own path: the cycle is already in that path.
+        let path = context.pathKeys
+        if path.contains(key) { return Diagnosis.cycleError(key, path: path + [key]) }
         let ownerPath = owner.waitPath
         let tail = ownerPath.firstIndex(of: key).map { Array(ownerPath[($0 + 1)...]) } ?? []
-        return Diagnosis.cycleError(key, path: context.pathKeys + [key] + tail)
+        return Diagnosis.cycleError(key, path: path + [key] + tail)
     }
 }

@@ -35,14 +35,9 @@ final class BuildCoordinator: @unchecked Sendable {
                 case .fail(let error):
                     throw error
                 case .wait(let owner):
-                    context.waitingOn = owner
-                    context.waitingSlot = slot
-                    context.waitPath = context.pathKeys + [key]
-                    owner.waiters += 1
+                    startWaiting(context, on: owner, for: slot, key: key)
                     lock.wait()
-                    owner.waiters -= 1
-                    context.waitingOn = nil
-                    context.waitingSlot = nil
+                    stopWaiting(context)
                 }
             }
         }
@@ -160,6 +155,22 @@ final class BuildCoordinator: @unchecked Sendable {
         case wait
     }
 
+    /// Records that `context` waits for `owner`'s build of `slot`. Call with the lock held.
+    func startWaiting(_ context: ResolutionContext, on owner: ResolutionContext, for slot: AnySlot, key: Key) {
+        context.waitingOn = owner
+        context.waitingSlot = slot
+        context.waitPath = context.pathKeys + [key]
+        owner.waiters += 1
+    }
+
+    /// Clears `context`'s record of the wait it woke from, if any. Call with the lock held.
+    func stopWaiting(_ context: ResolutionContext) {
+        guard let owner = context.waitingOn else { return }
+        owner.waiters -= 1
+        context.waitingOn = nil
+        context.waitingSlot = nil
+    }
+
     /// Marks `context` finished. Call with the lock held.
     func begin(finishing context: ResolutionContext) {
         if context.group == nil { context.group = ResolutionGroup(context) }
@@ -210,6 +221,9 @@ final class BuildCoordinator: @unchecked Sendable {
     func fail(_ context: ResolutionContext, with error: any Error) {
         withLock { graveyard in
             if context.group == nil { context.group = ResolutionGroup(context) }
+            // A caller cancelled while it waited: the builds it handed off go on, for the
+            // other callers, as a group of their own.
+            if error is CancellationError { detachHandedOffBuilds(of: context) }
             context.isDone = true
             if context.group.error == nil { context.group.error = error }
             release(context, into: &graveyard)

@@ -11,8 +11,8 @@ extension ResolutionContext {
     /// True when this is an async resolve running in the calling task: a request made there
     /// (through a factory's `Resolver`) joins it.
     var isRunningInCurrentTask: Bool {
-        guard isAsync, let ownerTask else { return false }
-        return ownerTask == Self.currentTaskIdentity
+        let owner = ownerTask.load(ordering: .acquiring)
+        return owner != 0 && owner == Self.currentTaskIdentity
     }
 
     /// The async resolve running in the current task, if any (bound by `runTopLevelAsync`; a
@@ -35,12 +35,14 @@ extension ResolutionContext {
     /// Runs `body` as this context's top-level async resolve: its blocks run and its cached
     /// instances are published before it returns; on failure nothing it built is cached.
     func runTopLevelAsync<R>(_ body: (ResolutionContext) async throws -> R) async throws -> R {
-        isAsync = true
-        ownerTask = Self.currentTaskIdentity
+        // A handed-off build was marked before other resolves could reach it (`handOff`), and
+        // they read the flag under the coordinator's lock: written only while unreachable.
+        if !isAsync { isAsync = true }
+        ownerTask.store(Self.currentTaskIdentity ?? 0, ordering: .releasing)
         AsyncActivity.enter()
         defer {
             AsyncActivity.leave()
-            ownerTask = nil
+            ownerTask.store(0, ordering: .releasing)
             topLevelStart = nil
         }
         let result: R

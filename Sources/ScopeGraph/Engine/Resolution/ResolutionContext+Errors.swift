@@ -13,8 +13,8 @@ extension ResolutionContext {
     func cycleError(_ key: Key) -> ResolutionError { Diagnosis.cycleError(key, path: pathKeys + [key]) }
 
     /// An error about the key of the innermost frame (its factory or block failed).
-    func frameError(_ kind: ResolutionError.Kind, _ key: Key) -> ResolutionError {
-        ResolutionError(kind: kind, key: key.serviceKey, path: pathKeys.map(\.serviceKey))
+    func frameError(_ kind: ResolutionError.Kind, _ key: Key, suggestions: [String] = []) -> ResolutionError {
+        ResolutionError(kind: kind, key: key.serviceKey, path: pathKeys.map(\.serviceKey), suggestions: suggestions)
     }
 
     func missingError(_ key: Key, from start: Container) -> ResolutionError {

@@ -114,10 +114,11 @@ extension ResolutionContext {
     func construct<T>(_ entry: Entry<T>, _ request: Request, root: Container, identity: UInt64? = nil) throws -> T {
         // The frame keeps the requested key only when it is not the entry's own.
         let requested: Key? = request.key == entry.key ? nil : request.key
-        if entry.kind != .sync { try checkRunnableSynchronously(entry, request.key) }
         try enterConstruction(entry, key: requested, identity: identity)
         let value: T
         do {
+            // After the cycle check: a constructor cycle is reported as one, whatever its kinds.
+            if entry.kind != .sync { try checkRunnableSynchronously(entry, request.key) }
             let resolver = Resolver(container: root, context: self)
             if let mainActor = entry.mainActorFactory {
                 value = try MainActorCheck.runAssumingMainActor { try mainActor.body(resolver, request.arguments) }
@@ -132,7 +133,8 @@ extension ResolutionContext {
     }
 
     /// Throws unless a synchronous resolve may run `entry`'s factory here: never an async one,
-    /// and a main-actor one only on the main actor.
+    /// and a main-actor one only on the main actor. Call with its frame pushed (the error's
+    /// path ends with it).
     private func checkRunnableSynchronously(_ entry: AnyEntry, _ key: Key) throws {
         switch entry.kind {
         case .sync:
@@ -141,14 +143,14 @@ extension ResolutionContext {
             let eager =
                 entry.lifetime == .eagerSingleton
                 ? " (an eagerSingleton: build it at start-up with try await container.bootstrapAsync())" : ""
-            throw error(
+            throw frameError(
                 .requiresAsync, key,
                 suggestions: [
                     "\(key.serviceKey) has an async factory: resolve it with try await resolveAsync(\(key.serviceKey.typeName).self)\(eager), or give the registration that needs it an async factory too."
                 ])
         case .mainActor:
             guard !MainActorCheck.isOnMainActor else { return }
-            throw error(
+            throw frameError(
                 .requiresMainActor, key,
                 suggestions: [
                     "\(key.serviceKey) has a main-actor factory: resolve it on the main actor, or with try await resolveAsync(\(key.serviceKey.typeName).self) from anywhere."

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The state of one top-level resolve: the frames being built, the `graph` instances, the new
 /// instances whose `onResolved` blocks are pending, and the cache slots it is building.
 ///
@@ -44,7 +46,8 @@ final class ResolutionContext: @unchecked Sendable {
     /// For an async resolve: the task running it (`withUnsafeCurrentTask`'s identity), while
     /// it runs; a resolver used in another task starts a resolve of its own there. That task
     /// is alive while the resolve runs, so no other running task has its identity.
-    @exclusivity(unchecked) var ownerTask: Int?
+    /// Atomic (0 for none): a resolver used in another task reads it.
+    let ownerTask = Atomic<Int>(0)
     /// For a build handed off by another resolve: the keys that resolve was building, which
     /// come first in this resolve's paths.
     @exclusivity(unchecked) var inheritedPath: [Key] = []
@@ -62,6 +65,8 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) var ownedSlots: [AnySlot] = []
     /// How many contexts wait for a slot this one builds.
     @exclusivity(unchecked) var waiters = 0
+    /// For a handed-off build: the resolve that handed it off (see `BuildCoordinator.handOff`).
+    @exclusivity(unchecked) var handedOffBy: ResolutionContext?
 
     /// One construction or block in progress.
     struct Frame {

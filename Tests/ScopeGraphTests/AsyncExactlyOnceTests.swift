@@ -1,0 +1,228 @@
+import Foundation
+import ScopeGraph
+import Testing
+
+/// Exactly once, without blocking threads: any number of tasks awaiting the first build of an
+/// async cached instance get one instance from one factory run; waiters suspend instead of
+/// holding threads of the cooperative pool; the build is detached from every caller's
+/// cancellation; a failed build is reported to every waiter and caches nothing.
+@Suite struct AsyncExactlyOnceTests {
+    final class Slow: Sendable {}
+
+    /// Requests `count` tasks make of `resolve`, all issued while the build is held open:
+    /// each task counts itself in `asked` just before it asks.
+    static func resolveFromTasks(
+        _ count: Int, asked: Counter, _ resolve: @escaping @Sendable (Int) async throws -> Slow
+    ) async throws -> [Slow] {
+        try await withThrowingTaskGroup(of: Slow.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    asked.increment()
+                    return try await resolve(index)
+                }
+            }
+            var instances: [Slow] = []
+            for try await instance in group { instances.append(instance) }
+            return instances
+        }
+    }
+
+    /// A thousand tasks that ask for one async singleton while its first build (which waits
+    /// for all of them to ask, then sleeps 5 ms) is under way get one instance from one
+    /// factory run; on two cores the waiting tasks do not starve the build.
+    @Test func aThousandTasksAwaitingOneAsyncSingletonGetOneInstanceFromOneBuild() async throws {
+        let count = 1000
+        let container = Container(name: "root")
+        let runs = Counter()
+        let asked = Counter()
+        container.register(Slow.self, lifetime: .singleton) { _ in
+            runs.increment()
+            await waitUntil(atMost: 5) { asked.value >= count }
+            try await Task.sleep(for: .milliseconds(5))
+            return Slow()
+        }
+        let instances = try await withAsyncWatchdog(seconds: 30) {
+            try await Self.resolveFromTasks(count, asked: asked) { _ in try await container.resolveAsync(Slow.self) }
+        }
+        guard let instances else { return }
+        #expect(instances.count == count)
+        #expect(instances.allSatisfy { $0 === instances[0] })
+        #expect(runs.value == 1)
+        #expect(try container.resolve(Slow.self) === instances[0])
+    }
+
+    /// The same for `perContainer`: a thousand tasks asking from two sibling children at once
+    /// get one instance per child, each from one factory run.
+    @Test func aThousandTasksAwaitingOneAsyncPerContainerInstanceGetOneInstancePerContainer() async throws {
+        let count = 1000
+        let root = Container(name: "root")
+        let children = [root.makeChild(name: "left"), root.makeChild(name: "right")]
+        let runs = Counter()
+        let asked = Counter()
+        root.register(Slow.self, lifetime: .perContainer) { _ in
+            runs.increment()
+            await waitUntil(atMost: 5) { asked.value >= count }
+            try await Task.sleep(for: .milliseconds(5))
+            return Slow()
+        }
+        let perChild = try await withAsyncWatchdog(seconds: 30) { () -> [[Slow]] in
+            try await withThrowingTaskGroup(of: (Int, Slow).self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        asked.increment()
+                        return (index % 2, try await children[index % 2].resolveAsync(Slow.self))
+                    }
+                }
+                var perChild: [[Slow]] = [[], []]
+                for try await (child, instance) in group { perChild[child].append(instance) }
+                return perChild
+            }
+        }
+        guard let perChild else { return }
+        #expect(perChild[0].count == count / 2 && perChild[1].count == count / 2)
+        #expect(perChild[0].allSatisfy { $0 === perChild[0][0] })
+        #expect(perChild[1].allSatisfy { $0 === perChild[1][0] })
+        #expect(perChild[0][0] !== perChild[1][0])
+        #expect(runs.value == 2)
+    }
+
+    /// A task cancelled while it waits for another task's build stops waiting with
+    /// `CancellationError` itself (not wrapped in `ResolutionError`), before the build ends;
+    /// the build goes on, uncancelled: the other callers get its instance, and the factory ran
+    /// once.
+    @Test func cancellingAWaiterEndsItsWaitWithCancellationErrorAndTheBuildGoesOn() async throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        let started = AsyncLatch()
+        let gate = AsyncLatch()
+        let buildSawCancellation = Guarded<[Bool]>([])
+        container.register(Slow.self, lifetime: .singleton) { _ in
+            runs.increment()
+            started.open()
+            await gate.wait()
+            buildSawCancellation.withLock { $0.append(Task.isCancelled) }
+            return Slow()
+        }
+        defer { gate.open() }  // never leave the build suspended, whatever failed
+        let builder = Task { try await container.resolveAsync(Slow.self) }
+        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
+        let asked = Counter()
+        let waiter = Task {
+            asked.increment()
+            return try await container.resolveAsync(Slow.self)
+        }
+        let bystander = Task {
+            asked.increment()
+            return try await container.resolveAsync(Slow.self)
+        }
+        await waitUntil { asked.value == 2 }
+        await letTasksSettle()
+        waiter.cancel()
+        let cancelled = try await withAsyncWatchdog(seconds: 5) { await waiter.result }
+        #expect(!gate.isOpen, "the cancelled waiter's outcome came while the build was still held")
+        gate.open()
+        let others = try await withAsyncWatchdog(seconds: 10) { () -> [Slow] in
+            [try await builder.value, try await bystander.value]
+        }
+        if let cancelled {
+            #expect(outcomeName(cancelled) == "CancellationError")
+        }
+        guard let others else { return }
+        #expect(others[0] === others[1])
+        #expect(runs.value == 1)
+        #expect(buildSawCancellation.current == [false])
+        #expect(try container.resolve(Slow.self) === others[0])
+    }
+
+    /// Cancelling the task whose request started the build also ends only that caller's wait,
+    /// with `CancellationError`, while the factory is still running; the build completes for
+    /// the others, uncancelled, and its instance is cached.
+    @Test func cancellingTheTaskThatStartedTheBuildEndsItsWaitAndTheBuildCompletesForOthers() async throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        let started = AsyncLatch()
+        let gate = AsyncLatch()
+        let buildSawCancellation = Guarded<[Bool]>([])
+        container.register(Slow.self, lifetime: .singleton) { _ in
+            runs.increment()
+            started.open()
+            await gate.wait()
+            buildSawCancellation.withLock { $0.append(Task.isCancelled) }
+            return Slow()
+        }
+        defer { gate.open() }
+        let starter = Task { try await container.resolveAsync(Slow.self) }
+        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
+        let asked = Counter()
+        let bystander = Task {
+            asked.increment()
+            return try await container.resolveAsync(Slow.self)
+        }
+        await waitUntil { asked.value == 1 }
+        await letTasksSettle()
+        starter.cancel()
+        let cancelled = try await withAsyncWatchdog(seconds: 5) { await starter.result }
+        #expect(!gate.isOpen, "the starter's outcome came while the build was still held")
+        gate.open()
+        let instance = try await withAsyncWatchdog(seconds: 10) { try await bystander.value }
+        if let cancelled {
+            #expect(outcomeName(cancelled) == "CancellationError")
+        }
+        guard let instance else { return }
+        #expect(runs.value == 1)
+        #expect(buildSawCancellation.current == [false])
+        #expect(try container.resolve(Slow.self) === instance)
+    }
+
+    /// A build that fails is reported to every caller that waited for it, as a
+    /// `ResolutionError` of kind `.factoryFailed` carrying the factory's own error; nothing is
+    /// cached, and the next resolve builds again.
+    @Test func aFailedBuildGivesEveryWaiterItsErrorAndTheNextResolveBuildsAgain() async throws {
+        let waiters = 10
+        let container = Container(name: "root")
+        let runs = Counter()
+        let started = AsyncLatch()
+        let gate = AsyncLatch()
+        container.register(Slow.self, lifetime: .singleton) { _ in
+            let run = runs.increment()
+            guard run == 1 else { return Slow() }
+            started.open()
+            await gate.wait()
+            throw Boom("first build")
+        }
+        defer { gate.open() }
+        let starter = Task { await Result { try await container.resolveAsync(Slow.self) } }
+        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
+        let asked = Counter()
+        let waiting = (0..<waiters).map { _ in
+            Task {
+                asked.increment()
+                return await Result { try await container.resolveAsync(Slow.self) }
+            }
+        }
+        await waitUntil { asked.value == waiters }
+        await letTasksSettle()
+        #expect(runs.value == 1)
+        gate.open()
+        let outcomes = try await withAsyncWatchdog(seconds: 10) { () -> [Result<Slow, any Error>] in
+            var outcomes = [await starter.value]
+            for task in waiting { outcomes.append(await task.value) }
+            return outcomes
+        }
+        guard let outcomes else { return }
+        #expect(outcomes.count == waiters + 1)
+        for outcome in outcomes {
+            let error = outcome.resolutionError
+            #expect(error?.kind.caseName == "factoryFailed", "\(outcomeName(outcome))")
+            #expect(error?.kind.underlyingError as? Boom == Boom("first build"))
+            #expect(error?.key.typeName == "Slow")
+        }
+        #expect(runs.value == 1, "every caller waited for the one build")
+        let rebuilt = try await withAsyncWatchdog(seconds: 10) {
+            [try await container.resolveAsync(Slow.self), try await container.resolveAsync(Slow.self)]
+        }
+        guard let rebuilt else { return }
+        #expect(rebuilt[0] === rebuilt[1])
+        #expect(runs.value == 2)
+    }
+}
