@@ -58,7 +58,7 @@ enum Footprint {
             ("container_bytes", figures.rootContainer),
             ("child_container_bytes", figures.childContainer),
         ]
-        return (["bench M-memory"] + fields.compactMap { name, value in value.map { "\(name)=\(Report.number($0))" } })
+        return (["bench P-memory"] + fields.compactMap { name, value in value.map { "\(name)=\(Report.number($0))" } })
             .joined(separator: " ")
     }
 }

@@ -3,7 +3,9 @@ import Foundation
 /// Keeps results alive so the optimizer cannot delete the work being measured: every object
 /// is stored (so it escapes and is really allocated) and its address folded into a checksum
 /// printed at the end.
-final class Sink {
+final class Sink: @unchecked Sendable {
+    // @unchecked: used by one thread at a time: the main thread, or a task that the main
+    // thread waits for (`TaskBridge.run`, whose semaphore orders the accesses).
     private(set) var checksum: UInt = 0
     private var last: AnyObject?
 
@@ -21,10 +23,33 @@ final class Sink {
 struct Contender {
     let label: String
     let batch: (Int) throws -> Void
+    /// For a contender that times itself: performs the operation `n` times and returns the
+    /// nanoseconds of the part that counts; the harness then times this instead of `batch`.
+    let timedBatch: ((Int) throws -> Double)?
 
     init(_ label: String, batch: @escaping (Int) throws -> Void) {
         self.label = label
         self.batch = batch
+        timedBatch = nil
+    }
+
+    private init(label: String, timedBatch: @escaping (Int) throws -> Double) {
+        self.label = label
+        batch = { _ = try timedBatch($0) }
+        self.timedBatch = timedBatch
+    }
+
+    /// A contender whose batch runs in a task (`TaskBridge.run`): the loop of `n` operations
+    /// is timed inside the task, so creating the task and waking the main thread are not.
+    static func inTask(_ label: String, batch: @escaping @Sendable (Int) async throws -> Void) -> Contender {
+        Contender(label: label) { count in
+            try TaskBridge.run {
+                let clock = ContinuousClock()
+                let start = clock.now
+                try await batch(count)
+                return (clock.now - start).nanoseconds
+            }
+        }
     }
 }
 
@@ -92,7 +117,8 @@ final class Harness {
     }
 
     private func time(_ contender: Contender, _ count: Int) throws -> Double {
-        try nanoseconds { try contender.batch(count) }
+        if let timedBatch = contender.timedBatch { return try timedBatch(count) }
+        return try nanoseconds { try contender.batch(count) }
     }
 
     /// An operation count that takes about the measurement time.
@@ -113,6 +139,33 @@ extension Duration {
     var nanoseconds: Double {
         let (seconds, attoseconds) = components
         return Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+    }
+}
+
+/// Runs async work for the synchronous harness: starts a detached task (on the global
+/// concurrent executor, never the main actor) and blocks the calling thread, the benchmark's
+/// main thread, on a semaphore until the task is done.
+enum TaskBridge {
+    static func run<R: Sendable>(_ body: @escaping @Sendable () async throws -> R) throws -> R {
+        let outcome = Outcome<R>()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                outcome.result = .success(try await body())
+            } catch {
+                outcome.result = .failure(error)
+            }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.result!.get()
+    }
+
+    /// The task's result, handed to the waiting thread.
+    private final class Outcome<R>: @unchecked Sendable {
+        // @unchecked: written by the task before it signals the semaphore, read by the waiting
+        // thread after it wakes (the semaphore orders the two).
+        var result: Result<R, any Error>?
     }
 }
 

@@ -24,10 +24,11 @@ struct Options {
     static let usage = """
         usage: scopegraph-bench [--quick] [--filter LETTERS] [--callgrind [COUNT]]
           --quick           run every scenario briefly (CI smoke run; timings meaningless)
-          --filter LETTERS  run only these scenarios, e.g. --filter ACG; M is the memory
+          --filter LETTERS  run only these scenarios, e.g. --filter ACG; P is the memory
                             footprint (bytes per registration and per container)
           --callgrind [N]   run N ScopeGraph operations of the selected scenarios, untimed,
-                            for valgrind --tool=callgrind (default 100000); G and J are skipped
+                            for valgrind --tool=callgrind (default 100000); G, J and M are
+                            skipped
           --contender I     with --callgrind: run contender I instead (0 ScopeGraph, 1 direct,
                             2 naive or the scenario's third contender)
         """

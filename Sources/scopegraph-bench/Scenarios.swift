@@ -23,6 +23,9 @@ enum Scenarios {
             Scenario(letter: "I", run: throughCollaborationChain),
             Scenario(letter: "J", run: ConcurrentScenarios.startupConvoy),
             Scenario(letter: "K", run: RequestScope.perRequest),
+            Scenario(letter: "L", run: AsyncScenarios.resolveAsyncCached),
+            Scenario(letter: "M", run: AsyncScenarios.thousandTasks),
+            Scenario(letter: "N", run: AsyncScenarios.resolveAsyncTransient),
         ]
     }
 

@@ -87,7 +87,7 @@ final class GraphRoot: Sendable {
 protocol Numbered: AnyObject, Sendable {}
 final class NumberedService: Numbered {}
 
-/// Scenario J: singletons whose factories are slow.
+/// Scenarios J and M: singletons whose factories are slow.
 protocol SlowStart: AnyObject, Sendable {}
 final class SlowStartService: SlowStart {}
 

@@ -53,7 +53,7 @@ if options.callgrind {
 print("")
 Report.printTable(results)
 var machineLines: [String] = []
-if options.includes("M") {
+if options.includes("P") {
     progress("measuring memory footprint…")
     let count = Footprint.count(quick: options.quick)
     let footprint = Footprint.measure(count: count)

@@ -1,5 +1,7 @@
 /// A placed order.
 struct Order: Sendable {
+    /// The number the `OrderStore` gave it.
+    let number: Int
     /// How many products were bought.
     let itemCount: Int
     /// The total with tax, in cents.
@@ -8,12 +10,17 @@ struct Order: Sendable {
     let currency: String
 }
 
-/// The checkout feature: turns the cart into an order.
+/// The checkout feature: turns the cart into an order and saves it in the `OrderStore`.
+///
+/// A synchronous singleton that needs the async-built store: its resolve finds the store in
+/// the cache, since `bootstrapAsync()` opened it first.
 final class Checkout {
     /// The cart being checked out.
     let cart: Cart
     /// The checkout feature's own session (`perContainer`, created for the 'checkout' container).
     let session: Session
+    /// Where placed orders are saved.
+    let store: OrderStore
     private let config: AppConfig
     private let logger: Logger
     private let telemetry: Telemetry
@@ -22,24 +29,27 @@ final class Checkout {
     /// - Parameters:
     ///   - cart: The cart being checked out.
     ///   - session: The checkout feature's session.
+    ///   - store: Where placed orders are saved.
     ///   - config: Currency and tax rate.
     ///   - logger: Where the order is logged.
     ///   - telemetry: Where checkout events go.
-    init(cart: Cart, session: Session, config: AppConfig, logger: Logger, telemetry: Telemetry) {
+    init(cart: Cart, session: Session, store: OrderStore, config: AppConfig, logger: Logger, telemetry: Telemetry) {
         self.cart = cart
         self.session = session
+        self.store = store
         self.config = config
         self.logger = logger
         self.telemetry = telemetry
     }
 
-    /// Places the order for everything in the cart.
-    /// - Returns: The order.
+    /// Places the order for everything in the cart and saves it in the store.
+    /// - Returns: The order, numbered by the store.
     func placeOrder() -> Order {
         let total = Int((Double(cart.subtotal) * (1 + config.taxRate)).rounded())
         telemetry.record("checkout.order")
-        let order = Order(itemCount: cart.items.count, total: total, currency: config.currency)
-        logger.log("order placed: \(order.itemCount) items, \(formatCents(order.total)) \(order.currency)")
+        let order = store.save(itemCount: cart.items.count, total: total, currency: config.currency)
+        logger.log(
+            "order #\(order.number) placed: \(order.itemCount) items, \(formatCents(order.total)) \(order.currency)")
         return order
     }
 }

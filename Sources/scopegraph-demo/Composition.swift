@@ -7,9 +7,9 @@ import ScopeGraph
 /// ```
 /// app                      CoreModule: Logger, AppConfig, Telemetry (eager), Session (perContainer)
 /// ├── catalog  ⇄  cart     CatalogModule, CartModule: Catalog and Cart, linked both ways
-/// ├── checkout  →  cart    CheckoutModule: Checkout
+/// ├── checkout  →  cart    CheckoutModule: OrderStore (eager, opened with await), Checkout
 /// └── shell  →  catalog, cart, checkout
-///                          ShellModule: App, the entry point
+///                          ShellModule: App, the entry point; CheckoutViewModel (main actor)
 /// ```
 struct AppContainers {
     /// The core container, named "app": services every feature shares.

@@ -33,9 +33,9 @@ struct AppConfig: Sendable {
     let taxRate: Double
 }
 
-/// Counts what the app does. An `eagerSingleton`: `bootstrap()` starts it before anything
-/// resolves, so it sees every event from the first one on. Its registration auto-wires
-/// `start(logger:)`.
+/// Counts what the app does. An `eagerSingleton`: `bootstrapAsync()` (or `bootstrap()`) starts
+/// it before anything resolves, so it sees every event from the first one on. Its registration
+/// auto-wires `start(logger:)`.
 final class Telemetry: @unchecked Sendable {
     // @unchecked: `recorded` is only read or written with `lock` held.
     private let lock = NSLock()

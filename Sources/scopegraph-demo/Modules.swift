@@ -6,7 +6,8 @@ import ScopeGraph
 // `autoregister`; a factory stays where it needs something else (a value, the resolver).
 
 /// The core services every feature shares: a logger and a config given by the composition root,
-/// telemetry started by `bootstrap()`, and a session per container that a resolve starts from.
+/// telemetry started by `bootstrapAsync()`, and a session per container that a resolve starts
+/// from.
 struct CoreModule: ContainerModule {
     /// The logger every service writes to.
     let logger: Logger
@@ -50,22 +51,37 @@ struct CartModule: ContainerModule {
     }
 }
 
-/// The checkout feature. `Checkout` takes the `checkout` container's own `Session`: a singleton
-/// resolves its dependencies from the container that owns it.
+/// The checkout feature. `OrderStore` is opened with `await`: an async factory, run by
+/// `bootstrapAsync()` (an `eagerSingleton`), after which the synchronous `Checkout` finds it
+/// cached. `Checkout` takes the `checkout` container's own `Session`: a singleton resolves its
+/// dependencies from the container that owns it.
 struct CheckoutModule: ContainerModule {
-    /// Registers `Checkout` in the checkout feature's container.
+    /// The name the order store is opened with.
+    var storeName = "orders"
+
+    /// Registers `OrderStore` and `Checkout` in the checkout feature's container.
     /// - Parameter container: The container the module is installed into.
     func register(in container: Container) {
+        container.register(OrderStore.self, lifetime: .eagerSingleton) { [storeName] r in
+            try await OrderStore.open(storeName, logger: try r.resolve())
+        }
         container.autoregister(Checkout.self, lifetime: .singleton, initializer: Checkout.init)
     }
 }
 
-/// The shell registers the entry point. `App` is a `graph` instance: a new one per resolve,
-/// holding the features' singletons and the `shell` container's session.
+/// The shell registers the entry point and the checkout screen's view model. `App` is a `graph`
+/// instance: a new one per resolve, holding the features' singletons and the `shell` container's
+/// session. `CheckoutViewModel` is `@MainActor`: its factory is a `mainActorFactory`, run inline
+/// by a synchronous resolve on the main actor.
 struct ShellModule: ContainerModule {
-    /// Registers `App` in the shell's container.
+    /// Registers `App` and `CheckoutViewModel` in the shell's container.
     /// - Parameter container: The container the module is installed into.
     func register(in container: Container) {
         container.autoregister(App.self, initializer: App.init)
+        container.register(
+            CheckoutViewModel.self,
+            mainActorFactory: { r in
+                CheckoutViewModel(cart: try r.resolve(), store: try r.resolve(), config: try r.resolve())
+            })
     }
 }

@@ -12,6 +12,7 @@ func summarize(_ app: App, order: Order, in containers: AppContainers) throws ->
     let again = try containers.shell.resolve(App.self)
     let telemetry = try containers.core.resolve(Telemetry.self)
     let shellSession = try containers.shell.resolve(Session.self)
+    let store = try containers.checkout.resolve(OrderStore.self)
     let sessions = [app.session, app.checkout.session]
 
     return [
@@ -24,7 +25,9 @@ func summarize(_ app: App, order: Order, in containers: AppContainers) throws ->
             + "\(yes(again.catalog === app.catalog && again.cart === app.cart && again.checkout === app.checkout)), "
             + "same shell Session \(yes(shellSession === app.session))",
         "  Telemetry (eagerSingleton): \(telemetry.events.count) events: \(telemetry.events.joined(separator: ", "))",
-        "Order: \(order.itemCount) items, \(formatCents(order.total)) \(order.currency)",
+        "  OrderStore (eagerSingleton, async factory) opened by bootstrapAsync(), used by Checkout: "
+            + "\(yes(app.checkout.store === store)); holds the new order: \(yes(store.latest?.number == order.number))",
+        "Order #\(order.number): \(order.itemCount) items, \(formatCents(order.total)) \(order.currency)",
     ]
 }
 
