@@ -1,0 +1,53 @@
+import ScopeGraph
+import Testing
+
+/// `validate()` and `validateAsync()` with async and main-actor registrations: the synchronous
+/// dry run cannot run them and says so (a warning naming `validateAsync()`, not an error); the
+/// async one runs them, and reports what is really broken.
+@Suite struct AsyncValidationTests {
+    final class Store: Sendable {}
+    final class Report: Sendable {
+        let store: Store
+        init(store: Store) { self.store = store }
+    }
+    final class Missing: Sendable {}
+
+    private func makeApp() -> Container {
+        let app = Container(name: "app")
+        app.register(Store.self, lifetime: .singleton) { _ in
+            await Task.yield()
+            return Store()
+        }
+        app.register(Report.self) { r in Report(store: try await r.resolveAsync()) }
+        return app
+    }
+
+    @Test func validateReportsAnAsyncRegistrationAsNotRunAndStaysValid() {
+        let report = makeApp().validate()
+        #expect(report.isValid)
+        #expect(report.issues.count == 2)
+        #expect(report.issues.allSatisfy { $0.severity == .warning && $0.message.contains("validateAsync()") })
+    }
+
+    @Test func validateAsyncRunsAsyncFactoriesAndFindsNothingWrong() async {
+        let report = await makeApp().validateAsync()
+        #expect(report.isValid)
+        #expect(report.issues.isEmpty, "\(report)")
+    }
+
+    @Test func validateAsyncReportsAMissingDependencyOfAnAsyncFactory() async {
+        let app = makeApp()
+        app.register(Missing.self, tag: "broken") { r in
+            _ = try await r.resolveAsync(Store.self, tag: "absent")
+            return Missing()
+        }
+        let report = await app.validateAsync()
+        #expect(!report.isValid)
+        #expect(report.issues.contains { $0.severity == .error && $0.key.typeName == "Missing" })
+    }
+
+    @Test func dependencyGraphAsyncHasTheEdgesAsyncFactoriesResolve() async {
+        let graph = await makeApp().dependencyGraphAsync()
+        #expect(graph.edges.contains { $0.from.key.typeName == "Report" && $0.to.key.typeName == "Store" })
+    }
+}
