@@ -37,6 +37,23 @@ extension Container {
         install(modules)
     }
 
+    /// Creates a root container and installs `modules` into it, in order; the form for a list
+    /// built at run time.
+    ///
+    /// ```swift
+    /// var modules: [any ContainerModule] = [CoreModule(), NetworkModule()]
+    /// if isDebug { modules.append(DebugMenuModule()) }
+    /// let app = Container(name: "app", modules: modules)
+    /// ```
+    /// - Parameters:
+    ///   - name: The container's name.
+    ///   - modules: The modules to install; a later module's registration of a key replaces an
+    ///     earlier one's.
+    public convenience init(name: String = "root", modules: [any ContainerModule]) {
+        self.init(name: name)
+        install(modules)
+    }
+
     /// Installs modules into this container, in the order given: a later module's registration
     /// of a key replaces an earlier one's (last wins).
     ///

@@ -16,6 +16,11 @@
 /// A property wrapper cannot throw: when the resolve fails the program stops with a message
 /// that names the property's declaration (file, line, enclosing type), the type it wanted, and
 /// the full `ResolutionError` description. Use `container.resolve` where failure is expected.
+///
+/// An optional property is the exception for a service that may be absent: with nothing
+/// registered (neither `Optional<T>` nor `T`), `@Injected var analytics: Analytics?` is `nil`
+/// instead of stopping the program, as `resolveIfRegistered` would give. A registration that is
+/// found but fails (a throwing factory, a missing dependency) still stops it.
 @propertyWrapper
 public struct Injected<T> {
     let box: InjectionBox<T>

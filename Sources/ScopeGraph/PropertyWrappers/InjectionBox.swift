@@ -139,7 +139,7 @@ final class InjectionBox<T>: @unchecked Sendable {
     private func resolveOrStop(_ binding: Binding) -> T {
         let container = binding.container ?? Container.current
         do {
-            return try container.resolve(T.self, tag: binding.tag)
+            return try Self.resolveInjected(from: container, tag: binding.tag)
         } catch {
             let message = injectionFailureMessage(
                 site: site, type: T.self, tag: binding.tag, container: container.name, error: error)

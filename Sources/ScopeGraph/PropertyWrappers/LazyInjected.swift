@@ -16,7 +16,9 @@
 /// instance, so the next read resolves again.
 ///
 /// On failure the program stops with a message naming the property's declaration, the type it
-/// wanted and the full `ResolutionError` description, as `@Injected` does.
+/// wanted and the full `ResolutionError` description, as `@Injected` does. As there, an
+/// optional property (`@LazyInjected var analytics: Analytics?`) reads `nil` when nothing is
+/// registered for it, and still stops when a registration is found but fails.
 @propertyWrapper
 public struct LazyInjected<T> {
     let box: InjectionBox<T>

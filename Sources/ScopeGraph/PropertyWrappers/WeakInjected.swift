@@ -15,7 +15,9 @@
 /// the next read resolves again.
 ///
 /// On failure the program stops with a message naming the property's declaration, the type it
-/// wanted and the full `ResolutionError` description, as `@Injected` does.
+/// wanted and the full `ResolutionError` description, as `@Injected` does, and that includes a
+/// missing registration: the property's `nil` means "its instance is gone", not "nothing is
+/// registered", so a wiring mistake is not hidden.
 @propertyWrapper
 public struct WeakInjected<T> {
     let box: InjectionBox<T>

@@ -71,9 +71,11 @@ extension ResolutionContext {
             return try withContext { context in
                 // One lookup decides: a registration removed meanwhile on another thread is
                 // either found (and built) or not registered, never found and then missing.
-                try context.resolve(key, as: type, from: start, arguments: nil, ownerGoneIsMissing: true) { _ in
-                    // Registered for the type and tag with other arguments is not "nothing".
-                    let missing = context.missingError(key, from: start)
+                try context.resolve(key, as: type, from: start, arguments: nil, ownerGoneIsMissing: true) {
+                    missingKey in
+                    // Registered for the type and tag with other arguments is not "nothing"
+                    // (for an optional, the wrapped key is the one looked up last).
+                    let missing = context.missingError(missingKey, from: start)
                     if case .argumentMismatch = missing.kind { throw missing }
                     throw NothingRegistered()
                 }
