@@ -27,7 +27,7 @@ import Testing
     @Test func aScopeEnteredInsideAFactoryAnswersTheFactorysResolves() throws {
         let c = Container(name: "app")
         c.register(String.self) { _ in "real" }
-        c.register(Substring.self) { _ in
+        c.register(Substring.self) { [unowned c] _ in
             try c.withOverrides({ $0.register(String.self) { _ in "fake" } }) { Substring(try c.resolve(String.self)) }
         }
         let answer = try c.resolve(Substring.self)
@@ -38,7 +38,7 @@ import Testing
     @Test func aScopeEnteredInsideAFactoryAnswersResolvesThroughTheFactorysResolver() throws {
         let c = Container(name: "app")
         c.register(String.self) { _ in "real" }
-        c.register(Substring.self) { r in
+        c.register(Substring.self) { [unowned c] r in
             try c.withOverrides({ $0.register(String.self) { _ in "fake" } }) { Substring(try r.resolve(String.self)) }
         }
         let answer = try c.resolve(Substring.self)
@@ -49,7 +49,7 @@ import Testing
         let c = Container(name: "app")
         c.register(String.self) { _ in "real" }
         c.register(Note.self) { _ in Note() }
-            .onResolved { r, note in
+            .onResolved { [unowned c] r, note in
                 let seen = try c.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
                     "\(try c.resolve(String.self)) \(try r.resolve(String.self))"
                 }
@@ -64,7 +64,7 @@ import Testing
         // the one inside it.
         let c = Container(name: "app")
         c.register(String.self, lifetime: .unique) { _ in "real" }
-        c.register(Substring.self) { r in
+        c.register(Substring.self) { [unowned c] r in
             let before = try c.resolve(String.self)
             let inside = try c.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
                 try r.resolve(String.self)
@@ -80,7 +80,7 @@ import Testing
         let c = Container(name: "app")
         c.register(String.self, lifetime: .unique) { _ in "real" }
         c.register(Int.self) { _ in 0 }
-        c.register(Seen.self) { r in
+        c.register(Seen.self) { [unowned c] r in
             let (inside, outerOnly, throughResolver) = try c.withOverrides {
                 $0.register(String.self) { _ in "inner" }
             } operation: {
@@ -116,7 +116,7 @@ import Testing
             note.text.withLock { $0 = text }
             return note
         }
-        c.register(Substring.self) { _ in
+        c.register(Substring.self) { [unowned c] _ in
             try c.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
                 Substring(try c.resolve(Note.self).text.withLock { $0 })
             }

@@ -262,6 +262,7 @@ import Testing
 
     @Test func factoryThatWaitsForAResolveOnAnotherThreadCompletes() throws {
         let container = Container()
+        defer { container.removeAll() }  // the factory captures the container
         container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
         container.register(Slow.self, lifetime: .singleton) { _ in
             let done = DispatchSemaphore(value: 0)
@@ -290,6 +291,7 @@ import Testing
         // A's factory resolves B on another thread (a separate resolution) and waits for it;
         // B needs nothing A is building, so no cycle error and no deadlock.
         let container = Container()
+        defer { container.removeAll() }  // the factory captures the container
         container.register(Right.self, lifetime: .unique) { _ in Right() }
         container.register(Left.self, lifetime: .singleton) { _ in
             let done = DispatchSemaphore(value: 0)
@@ -346,6 +348,7 @@ import Testing
             #expect(leftRuns.value == 1)
             #expect(rightRuns.value == 1)
             guard let left = lefts.current.first, let right = rights.current.first else { continue }
+            defer { left.right = nil }  // the test's left <-> right cycle
             #expect(left.right === right)
             #expect(right.left === left)
             #expect(try container.resolve(Left.self) === left)
@@ -485,6 +488,7 @@ extension ConcurrencyTests {
     /// deinit that resolves (here: a singleton not built yet) neither deadlocks nor crashes.
     @Test func aDeinitThatResolvesWhileAFailedResolveIsReleasedDoesNotDeadlock() {
         let container = Container()
+        defer { container.removeAll() }  // the factory captures the container
         let resolvedInDeinit = Guarded(false)
         container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
         container.register(DeinitHook.self, lifetime: .singleton) { _ in
@@ -503,6 +507,7 @@ extension ConcurrencyTests {
     /// the same key finds nothing, and no instance survives in the removed registration.
     @Test func removeLeavesNoInstanceBehindEvenWhenADeinitResolvesTheSameKey() throws {
         let container = Container()
+        defer { container.removeAll() }  // the factory captures the container
         let alive = Guarded(0)
         let reResolved = Guarded<Bool?>(nil)
         final class Tracked: @unchecked Sendable {
@@ -689,13 +694,24 @@ extension ConcurrencyTests {
             let concurrentPhase = Guarded(true)
             let leftRuns = Counter()
             let rightRuns = Counter()
+            // Every Left built, so that the end of the iteration can break the left <-> right
+            // cycles their blocks made (including those of the failed resolves).
+            let lefts = Guarded<[Left]>([])
+            defer {
+                for left in lefts.current {
+                    left.right?.left = nil
+                    left.right = nil
+                }
+            }
             container.register(Left.self, lifetime: .singleton) { _ in
                 leftRuns.increment()
                 if concurrentPhase.current {
                     let arrived = meeting.arriveFirst(timeout: 2)
                     met.withLock { $0.append(arrived) }
                 }
-                return Left()
+                let left = Left()
+                lefts.withLock { $0.append(left) }
+                return left
             }.onResolved { r, left in
                 // Reading the other end first: the throw comes once the two resolves are one group.
                 left.right = try r.resolve()

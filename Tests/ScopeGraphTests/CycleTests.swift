@@ -216,6 +216,7 @@ import Testing
         }
         .onResolved { r, child in child.parent = try r.resolve() }
         let parent = try container.resolve(Parent.self)
+        defer { parent.child.parent = nil }  // the test's parent <-> child cycle
         #expect(parent.child.parent === parent)
         #expect(parentRuns.value == 1)
         #expect(childRuns.value == 1)
@@ -231,6 +232,7 @@ import Testing
         container.register(Child.self, lifetime: .singleton) { _ in Child() }
             .onResolved { r, child in child.parent = try r.resolve() }
         let child = try container.resolve(Child.self)
+        defer { child.parent = nil }  // the test's parent <-> child cycle
         let parent = try #require(child.parent)
         #expect(parent.child === child)
         #expect(try container.resolve(Parent.self) === parent)
@@ -253,6 +255,7 @@ import Testing
         }
         .onResolved { r, right in right.left = try r.resolve() }
         let left = try container.resolve(Left.self)
+        defer { left.right = nil }  // the test's left <-> right cycle
         let right = try #require(left.right)
         #expect(right.left === left)
         #expect(leftRuns.value == 1)
@@ -277,6 +280,7 @@ import Testing
         }
         .onResolved { r, right in right.left = try r.resolve() }
         let left = try featureA.resolve(Left.self)
+        defer { left.right = nil }  // the test's left <-> right cycle
         #expect(left.right?.left === left)
         #expect(try featureB.resolve(Right.self) === left.right)
         #expect(leftRuns.value == 1)
@@ -289,6 +293,7 @@ import Testing
         root.register(Parent.self) { r in Parent(child: try r.resolve()) }
         child.register(Child.self) { _ in Child() }.onResolved { r, child in child.parent = try r.resolve() }
         let parent = try child.resolve(Parent.self)
+        defer { parent.child.parent = nil }  // the test's parent <-> child cycle
         #expect(parent.child.parent === parent)
     }
 
@@ -306,6 +311,7 @@ import Testing
             root.register(Child.self, lifetime: .singleton) { _ in Child() }
                 .onResolved { r, child in child.parent = try r.resolve() }
             let parent = try (startAtChild ? child : root).resolve(Parent.self)
+            defer { parent.child.parent = nil }  // the test's parent <-> child cycle
             #expect(parent.child.parent === parent)
             #expect(parentRuns.value == 1)
         }
@@ -507,6 +513,7 @@ import Testing
             pong.ping = try r.resolve()
         }
         let ping = try container.resolve(Ping.self)
+        defer { ping.pong?.ping = nil }  // the test's pong <-> second ping cycle
         #expect(ping.pong?.ping?.pong === ping.pong)
     }
 }

@@ -495,7 +495,7 @@ extension DependencyGraphTests {
             root.register(NamedPlugin.self, tag: "b") { _ in NamedPlugin("b") }.implements((any Plugin).self, tag: "b")
             let child = root.makeChild(name: "child")
             child.register(Leaf.self, lifetime: .singleton) { _ in Leaf() }
-            child.register(Top.self) { r in
+            child.register(Top.self) { [unowned child] r in
                 let _: Dep? = try r.resolve()
                 _ = try r.resolveAll((any Plugin).self)
                 _ = try child.resolve(Leaf.self)

@@ -91,6 +91,7 @@ private final class FragileService: Sendable {
     private static func runRound(seed: UInt64) throws -> (returned: Int, faultsSeen: Int, isClean: Bool) {
         let faults = FaultPlan(seed: seed)
         let world = FaultWorld(faults: faults)
+        defer { world.unlinkPairs() }
         let starts = [world.root, world.left, world.right]
         let results = Guarded((returned: [FragileService](), failures: [String](), faultsSeen: 0))
         let barrier = Reliability.Barrier(count: Self.threads)
@@ -217,6 +218,13 @@ private struct FaultWorld {
     let right: Container
     /// Keeps complete weak singletons alive, so that the slot is exercised, not just rebuilt.
     let keeper = Guarded<[FragileService]>([])
+    /// Every pair instance whose block set its peer (cached or not), for `unlinkPairs`.
+    let linked = Guarded<[FragileService]>([])
+
+    /// Breaks the peer <-> peer cycles the pair's blocks made, so that the round's instances go.
+    func unlinkPairs() {
+        for service in linked.current { service.peer.withLock { $0 = nil } }
+    }
 
     init(faults: FaultPlan) {
         left = root.makeChild(name: "left")
@@ -247,7 +255,8 @@ private struct FaultWorld {
         _ label: String, _ lifetime: Lifetime, in container: Container, _ faults: FaultPlan, peer: String? = nil,
         dependencies: @escaping @Sendable (Resolver) throws -> [FragileService]
     ) -> Registration<FragileService> {
-        container.register(FragileService.self, tag: ServiceTag(label), lifetime: lifetime) { r in
+        let linked = linked
+        return container.register(FragileService.self, tag: ServiceTag(label), lifetime: lifetime) { r in
             try faults.maybeFail("\(label) factory, before its dependencies")
             let resolved = try dependencies(r)
             try faults.maybeFail("\(label) factory, after its dependencies")
@@ -258,6 +267,7 @@ private struct FaultWorld {
             if let peer {
                 let other = try r.resolve(FragileService.self, tag: ServiceTag(peer))
                 service.peer.withLock { $0 = other }
+                linked.withLock { $0.append(service) }
             }
         }
         .onResolved { _, service in

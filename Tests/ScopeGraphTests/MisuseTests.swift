@@ -156,7 +156,7 @@ private protocol Unrelated: Sendable {}
 
     @Test func aFactoryMayRegisterAndResolveAnotherKeyWhileItRuns() throws {
         let container = Container(name: "root")
-        container.register(Gadget.self, lifetime: .singleton) { r in
+        container.register(Gadget.self, lifetime: .singleton) { [unowned container] r in
             container.register(Gadget.self, tag: "late") { _ in Gadget("late") }
             let feature = container.makeChild(name: "feature")
             feature.register(Gadget.self, tag: "feature") { _ in Gadget("feature") }
@@ -170,7 +170,7 @@ private protocol Unrelated: Sendable {}
 
     @Test func aFactoryThatReplacesItsOwnRegistrationDoesNotHang() throws {
         let container = Container(name: "root")
-        container.register(Gadget.self, lifetime: .singleton) { _ in
+        container.register(Gadget.self, lifetime: .singleton) { [unowned container] _ in
             container.register(Gadget.self, lifetime: .singleton) { _ in Gadget("replacement") }
             return Gadget("original")
         }
@@ -183,7 +183,8 @@ private protocol Unrelated: Sendable {}
     @Test func aFactoryThatRemovesItsOwnRegistrationDoesNotHang() throws {
         let container = Container(name: "root")
         let handle = Guarded<Registration<Gadget>?>(nil)
-        let registration = container.register(Gadget.self, lifetime: .singleton) { _ in
+        defer { handle.withLock { $0 = nil } }  // the handle holds the factory that captures it
+        let registration = container.register(Gadget.self, lifetime: .singleton) { [unowned container] _ in
             if let registration = handle.current { container.remove(registration) }
             return Gadget("built while removed")
         }
@@ -247,6 +248,7 @@ private protocol Unrelated: Sendable {}
     @Test func aResolverKeptAfterItsResolveReturnedStillWorksOnAnyThread() throws {
         let container = Container(name: "root")
         let kept = Guarded<Resolver?>(nil)
+        defer { kept.withLock { $0 = nil } }  // the resolver holds the container, whose factory holds `kept`
         container.register(Gadget.self, tag: "dependency") { _ in Gadget("dependency") }
         container.register(Gadget.self) { r in
             kept.withLock { $0 = r }

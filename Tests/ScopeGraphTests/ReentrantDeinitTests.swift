@@ -29,6 +29,7 @@ import Testing
     /// its last reference is the pending block, released when the blocks have run.
     @Test func anInstanceFreedWithItsPendingBlockMayResolve() {
         let container = Container(name: "app")
+        defer { container.removeAll() }  // the factories capture the container
         let resolvedInDeinit = Guarded(false)
         container.register(Int.self, lifetime: .singleton) { _ in 42 }
         container.register(Hook.self, lifetime: .unique) { _ in
@@ -48,6 +49,7 @@ import Testing
     /// is the last reference to its instance.
     @Test func aRequestScopeDroppedInsideAFactoryMayFreeAnInstanceThatResolves() {
         let container = Container(name: "app")
+        defer { container.removeAll() }  // the factories capture the container
         let resolvedInDeinit = Guarded(false)
         container.register(Int.self, lifetime: .singleton) { _ in 42 }
         container.register(Hook.self, lifetime: .perContainer) { _ in

@@ -483,7 +483,7 @@ extension ResolveVariantsTests {
                 #expect(e.kind.caseName == "notRegistered")
                 #expect(e.pathDescriptions == ["Top", "Mid", "Leaf"])
             }
-            c.register(Top.self, tag: "viaContainer") { _ in
+            c.register(Top.self, tag: "viaContainer") { [unowned c] _ in
                 _ = try c.resolveIfRegistered(Mid.self)
                 return Top()
             }

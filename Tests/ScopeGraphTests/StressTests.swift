@@ -113,6 +113,7 @@ extension StressTests {
         let aRegistration = container.register(Staged.self, tag: "a", lifetime: .singleton) { _ in Staged() }
             .onResolved { _, a in a.completions.withLock { $0 += 1 } }
         let bRegistration = Guarded<Registration<Staged>?>(nil)
+        defer { bRegistration.withLock { $0 = nil } }  // the handle holds the factory that captures it
         bRegistration.withLock {
             $0 = container.register(Staged.self, tag: "b", lifetime: .singleton) { r in
                 bStarted.signal()

@@ -230,7 +230,8 @@ import Testing
         let c = Container(name: "c")
         c.register(Payload.self, lifetime: .unique) { _ in Payload() }
         let handle = Guarded<Registration<Widget>?>(nil)
-        let registration = c.register(Widget.self, lifetime: .unique) { r in
+        defer { handle.withLock { $0 = nil } }  // the handle holds the factory that captures it
+        let registration = c.register(Widget.self, lifetime: .unique) { [unowned c] r in
             switch materializer {
             case .description: _ = c.description
             case .onResolved: handle.current?.onResolved { _, _ in }
@@ -280,6 +281,7 @@ import Testing
         _ = try c.resolve(A.self)
         registration.onResolved { r, a in a.b = try r.resolve(B.self) }
         let b = try c.resolve(B.self)
+        defer { b.a?.b = nil }  // the test's a <-> b cycle
         #expect(b.a?.b === b)
     }
 
@@ -303,6 +305,7 @@ import Testing
         registration.onResolved { r, a in a.b = try r.resolve(B.self) }
         let a1 = try c.resolve(A.self)
         let b = try #require(a1.b)
+        defer { b.a?.b = nil }  // the test's second a <-> b cycle
         #expect(b.a !== a1)
         #expect(b.a?.b === b)
         #expect(bRuns.value == 1)
@@ -634,7 +637,7 @@ import Testing
 
     @Test func aRecordsFactoryReplacingItsOwnKeyOnItsFirstRun() throws {
         let c = Container(name: "c")
-        let old = c.register(Widget.self, lifetime: .unique) { _ in
+        let old = c.register(Widget.self, lifetime: .unique) { [unowned c] _ in
             c.register(Widget.self, lifetime: .unique) { _ in Widget("new") }
             return Widget("old")
         }
@@ -648,7 +651,7 @@ import Testing
     @Test func aRecordsFactoryRegisteringAndResolvingANewRecord() throws {
         let c = Container(name: "c")
         let child = c.makeChild(name: "child")
-        c.register(Top.self, lifetime: .unique) { r in
+        c.register(Top.self, lifetime: .unique) { [unowned c] r in
             if try r.resolveIfRegistered(Leaf.self) == nil {
                 c.register(Leaf.self, lifetime: .unique) { _ in Leaf() }
             }
@@ -664,7 +667,8 @@ import Testing
     @Test func aRecordsFactoryRemovingItselfThroughItsHandle() throws {
         let c = Container(name: "c")
         let handle = Guarded<Registration<Widget>?>(nil)
-        let registration = c.register(Widget.self, lifetime: .unique) { _ in
+        defer { handle.withLock { $0 = nil } }  // the handle holds the factory that captures it
+        let registration = c.register(Widget.self, lifetime: .unique) { [unowned c] _ in
             if let h = handle.current { c.remove(h) }
             return Widget("last")
         }
@@ -686,6 +690,7 @@ import Testing
         let runs = Counter()
         let added = Guarded(false)
         let handle = Guarded<Registration<Widget>?>(nil)
+        defer { handle.withLock { $0 = nil } }  // the handle holds the factory that captures it
         let registration = c.register(Widget.self, lifetime: form == .graph ? .graph : .unique) { _ in
             let first = added.withLock { added -> Bool in
                 defer { added = true }

@@ -305,7 +305,7 @@ private final class ValidationRunCounter: @unchecked Sendable {
             _ = try r.resolve(VClock.self)
             return VScreen()
         }
-        app.register(VLogger.self, lifetime: .singleton) { _ in
+        app.register(VLogger.self, lifetime: .singleton) { [unowned feature] _ in
             if feature.validate().isValid { runs.tick("valid") }
             return VLogger()
         }

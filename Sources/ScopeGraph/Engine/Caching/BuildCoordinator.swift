@@ -219,7 +219,11 @@ final class BuildCoordinator: @unchecked Sendable {
 
     /// Marks `context` failed: its group fails, its slots are released.
     func fail(_ context: ResolutionContext, with error: any Error) {
-        withLock { graveyard in
+        // The blocks that will never run are released after unlocking: they hold resolvers of
+        // this context (a cycle otherwise), and instances whose deinit may resolve.
+        let unrun = withLock { graveyard -> [ResolutionContext.PendingBlocks] in
+            defer { context.pending = [] }
+            let unrun = context.pending
             if context.group == nil { context.group = ResolutionGroup(context) }
             // A caller cancelled while it waited: the builds it handed off go on, for the
             // other callers, as a group of their own.
@@ -229,7 +233,9 @@ final class BuildCoordinator: @unchecked Sendable {
             release(context, into: &graveyard)
             retire(context, into: &graveyard)
             wakeAll()
+            return unrun
         }
+        _ = unrun
     }
 
     /// Runs `body` with the lock held; what it puts in the graveyard is released after

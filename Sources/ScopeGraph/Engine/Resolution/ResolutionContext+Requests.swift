@@ -45,6 +45,10 @@ extension ResolutionContext {
     /// Ends a failed top-level resolve: releases what it was building.
     func failTopLevel(_ error: any Error) {
         guard usedCoordinator else { return }
+        // Unbound first: releasing what it built may run a deinit that resolves, which must
+        // start a resolve of its own instead of joining this failed one.
+        let thread = ThreadState.current
+        if thread.context === self { thread.context = nil }
         BuildCoordinator.shared.fail(self, with: error)
     }
 
