@@ -1,0 +1,169 @@
+import ScopeGraph
+import Testing
+
+/// Exactly once: each hook runs once per instance however many times, and from however many
+/// tasks, `shutdown()` is called; every caller returns after the one shutdown has finished,
+/// with its one outcome.
+@Suite struct ShutdownOnceTests {
+    /// The failures of a `ShutdownError`, as comparable text: key, container and error.
+    private static func summary(of error: ShutdownError) -> [String] {
+        error.failures.map { "\($0.key) in \($0.container): \($0.error)" }
+    }
+
+    /// A root with a singleton and a child with a `perContainer` instance, both with hooks that
+    /// record; with `finished`, the root's hook sleeps 50 ms and then sets it; with `failing`,
+    /// the root's hook throws.
+    private static func tree(
+        recorder: ShutdownRecorder, finished: Guarded<Bool>? = nil, failing: Bool = false
+    ) throws -> (root: Container, child: Container, instances: [ShutdownProbe]) {
+        let root = Container(name: "root")
+        root.register(ShutdownProbe.self, tag: "pool", lifetime: .singleton) { _ in ShutdownProbe("pool") }
+            .onShutdown { pool in
+                recorder.record(pool)
+                if let finished {
+                    try await Task.sleep(for: .milliseconds(50))
+                    finished.withLock { $0 = true }
+                }
+                if failing { throw Boom("pool hook") }
+            }
+        root.registerShutdownProbe("handler", lifetime: .perContainer, dependencies: ["pool"], recorder: recorder)
+        let child = root.makeChild(name: "child")
+        let handler = try child.resolveProbe("handler")
+        let pool = try root.resolveProbe("pool")
+        return (root, child, [handler, pool])
+    }
+
+    @Test func callingShutdownTwiceRunsEachHookOnce() async throws {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let (root, child, instances) = try Self.tree(recorder: recorder)
+
+            try await root.shutdown()
+            try await root.shutdown()
+            #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+
+            #expect(recorder.count == 2)
+            for instance in instances { #expect(recorder.count(of: instance) == 1) }
+        }
+    }
+
+    @Test func fiftyConcurrentCallersRunEachHookOnceAndAllReturnAfterTheShutdownFinished() async throws {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let finished = Guarded(false)
+            let (root, child, instances) = try Self.tree(recorder: recorder, finished: finished)
+
+            let sawFinished = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        try await root.shutdown()
+                        return finished.current
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+
+            #expect(sawFinished.count == 50)
+            #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+            #expect(sawFinished.allSatisfy { $0 }, "a caller returned before the shutdown had finished")
+            #expect(recorder.count == 2)
+            for instance in instances { #expect(recorder.count(of: instance) == 1) }
+        }
+    }
+
+    @Test func aCallMadeWhileTheShutdownIsRunningReturnsAfterItFinished() async throws {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let finished = Guarded(false)
+            let (root, child, _) = try Self.tree(recorder: recorder, finished: finished)
+            let first = Task { try await root.shutdown() }
+            await shutdownEventually { root.isShutDown }
+
+            try await root.shutdown()
+
+            #expect(finished.current, "the second call returned before the hooks had finished")
+            try await first.value
+            #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+            #expect(recorder.count == 2)
+        }
+    }
+
+    @Test func aChildShutDownWhileItsRootShutsDownRunsItsHooksOnce() async throws {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let (root, child, instances) = try Self.tree(recorder: recorder)
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<20 {
+                    group.addTask {
+                        if index.isMultiple(of: 2) { try await root.shutdown() } else { try await child.shutdown() }
+                    }
+                }
+                try await group.waitForAll()
+            }
+
+            #expect(recorder.count == 2)
+            for instance in instances { #expect(recorder.count(of: instance) == 1) }
+        }
+    }
+
+    @Test func aChildShutDownBeforeItsRootIsNotShutDownAgain() async throws {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let (root, child, instances) = try Self.tree(recorder: recorder)
+
+            try await child.shutdown()
+            #expect(recorder.count == 1 && recorder.count(of: instances[0]) == 1)
+            try await root.shutdown()
+
+            #expect(recorder.count == 2)
+            for instance in instances { #expect(recorder.count(of: instance) == 1) }
+        }
+    }
+
+    @Test func aCallMadeAfterAFailedShutdownThrowsTheSameFailures() async throws {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let (root, child, _) = try Self.tree(recorder: recorder, failing: true)
+
+            let first = await #expect(throws: ShutdownError.self) { try await root.shutdown() }
+            let second = await #expect(throws: ShutdownError.self) { try await root.shutdown() }
+            #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+
+            let firstSummary = try #require(first.map(Self.summary))
+            #expect(firstSummary == ["ShutdownProbe[tag: \"pool\"] in root: Boom(message: \"pool hook\")"])
+            #expect(second.map(Self.summary) == firstSummary)
+            #expect(recorder.count == 2, "the second call ran no hook")
+        }
+    }
+
+    @Test func concurrentCallersOfAFailingShutdownAllGetTheSameFailures() async throws {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let finished = Guarded(false)
+            let (root, child, _) = try Self.tree(recorder: recorder, finished: finished, failing: true)
+
+            let outcomes = await withTaskGroup(of: [String]?.self) { group in
+                for _ in 0..<50 {
+                    group.addTask {
+                        do {
+                            try await root.shutdown()
+                            return nil
+                        } catch let error as ShutdownError {
+                            return finished.current ? Self.summary(of: error) : ["returned before the end"]
+                        } catch {
+                            return ["not a ShutdownError: \(error)"]
+                        }
+                    }
+                }
+                return await group.reduce(into: [[String]?]()) { $0.append($1) }
+            }
+
+            let expected = ["ShutdownProbe[tag: \"pool\"] in root: Boom(message: \"pool hook\")"]
+            #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+            #expect(outcomes.count == 50)
+            #expect(outcomes.allSatisfy { $0 == expected })
+            #expect(recorder.count == 2)
+        }
+    }
+}

@@ -1,0 +1,351 @@
+import Foundation
+import ScopeGraph
+import Testing
+
+/// Resolves racing with `shutdown()`: each either finishes before it (and what it built is shut
+/// down: its hook ran by the time `shutdown()` returned) or fails with `.containerShutDown`;
+/// nothing a racing resolve returned escapes its hook. Bounded by watchdogs; also run under
+/// ThreadSanitizer.
+@Suite struct ShutdownRaceTests {
+    /// One race: a root with a singleton pool and a `perContainer` handler built from it, and
+    /// workers that make children (each registering its own singleton) and resolve from them;
+    /// what they returned, the errors they threw and the containers they made.
+    private final class Race: Sendable {
+        let recorder = ShutdownRecorder()
+        let created = Counter()
+        let returned = Guarded<[ShutdownProbe]>([])
+        let unexpected = Guarded<[String]>([])
+        let madeChildren = Guarded<[Container]>([])
+        let workersRunning = Counter()
+        let root = Container(name: "root")
+
+        /// With `asyncFactories`, the handler's factory resolves the pool with `resolveAsync`: a
+        /// synchronous resolve inside a factory may meet the pool being built by another task's
+        /// async resolve, and then throws `.requiresAsync` by design (see "Swift concurrency").
+        init(asyncFactories: Bool = false) {
+            let (recorder, created) = (recorder, created)
+            root.register(ShutdownProbe.self, tag: "pool", lifetime: .singleton) { _ in
+                created.increment()
+                return ShutdownProbe("pool")
+            }
+            .onShutdown { recorder.record($0) }
+            let handler =
+                asyncFactories
+                ? root.register(ShutdownProbe.self, tag: "handler", lifetime: .perContainer) { r in
+                    created.increment()
+                    return ShutdownProbe("handler", [try await r.resolveAsync(tag: "pool")])
+                }
+                : root.register(ShutdownProbe.self, tag: "handler", lifetime: .perContainer) { r in
+                    created.increment()
+                    return ShutdownProbe("handler", [try r.resolve(tag: "pool")])
+                }
+            handler.onShutdown { recorder.record($0) }
+        }
+
+        /// Makes a child with its own singleton, and keeps it, so that only `shutdown()` can
+        /// end it (a dropped container runs no hooks).
+        func makeChild(_ name: String) -> Container {
+            let child = root.makeChild(name: name)
+            let (recorder, created) = (recorder, created)
+            child.register(ShutdownProbe.self, tag: "own", lifetime: .singleton) { _ in
+                created.increment()
+                return ShutdownProbe("own")
+            }
+            .onShutdown { recorder.record($0) }
+            madeChildren.withLock { $0.append(child) }
+            return child
+        }
+
+        /// Keeps an instance a racing resolve returned.
+        func keep(_ instance: ShutdownProbe) -> ShutdownProbe {
+            returned.withLock { $0.append(instance) }
+            return instance
+        }
+
+        /// Notes the failure that ended a worker; any but `.containerShutDown` is unexpected.
+        func note(_ error: any Error) {
+            if let error = error as? ResolutionError, error.kind.caseName == "containerShutDown" { return }
+            unexpected.withLock { $0.append("\(error)") }
+        }
+
+        /// One step on a thread: a new child, its own singleton (whose lookup stays in the
+        /// child), its handler (whose lookup reaches the root), the pool; each instance kept as
+        /// soon as it is returned. False once a resolve failed.
+        func step(_ name: String) -> Bool {
+            let child = makeChild(name)
+            do {
+                _ = keep(try child.resolveProbe("own"))
+                let handler = keep(try child.resolveProbe("handler"))
+                let pool = keep(try root.resolveProbe("pool"))
+                if handler.dependencies.first !== pool { unexpected.withLock { $0.append("two pools") } }
+                return true
+            } catch {
+                note(error)
+                return false
+            }
+        }
+
+        /// One step in a task, with `resolveAsync`.
+        func stepAsync(_ name: String) async -> Bool {
+            let child = makeChild(name)
+            do {
+                _ = keep(try await child.resolveAsync(ShutdownProbe.self, tag: "own"))
+                await Task.yield()
+                let handler = keep(try await child.resolveAsync(ShutdownProbe.self, tag: "handler"))
+                let pool = keep(try await root.resolveAsync(ShutdownProbe.self, tag: "pool"))
+                if handler.dependencies.first !== pool { unexpected.withLock { $0.append("two pools") } }
+                return true
+            } catch {
+                note(error)
+                return false
+            }
+        }
+
+        /// What went wrong, given the instances whose hooks had run when `shutdown()` returned.
+        func problems(hookedWhenShutdownReturned hooked: [ShutdownProbe]) -> [String] {
+            var problems = unexpected.current.prefix(3).map { "unexpected failure: \($0)" }
+            let hookedIdentities = Set(hooked.map(ObjectIdentifier.init))
+            if hookedIdentities.count != hooked.count { problems.append("a hook ran twice for one instance") }
+            if recorder.count != hooked.count { problems.append("a hook ran after shutdown() returned") }
+            let escaped = returned.current.filter { !hookedIdentities.contains(ObjectIdentifier($0)) }
+            if !escaped.isEmpty {
+                let labels = Set(escaped.map(\.label)).sorted()
+                problems.append("\(escaped.count) returned instance(s) escaped their hook: \(labels)")
+            }
+            if hooked.count > created.value { problems.append("more hooked instances than factory runs") }
+            let running = madeChildren.current.filter { !$0.isShutDown }.map(\.name)
+            if !running.isEmpty { problems.append("children still running after the root's shutdown: \(running)") }
+            return problems
+        }
+    }
+
+    /// Races `threads` threads (each stepping until a resolve fails, at most `maxSteps` times)
+    /// with `root.shutdown()`, begun once every thread has stepped once. Returns the problems
+    /// and how many instances racing resolves returned.
+    private static func threadRace(threads: Int, maxSteps: Int) async throws -> (problems: [String], returned: Int) {
+        let race = Race()
+        let workers = ShutdownRaceThreads(threads) { index in
+            for step in 0..<maxSteps {
+                let goOn = race.step("thread-\(index)-\(step)")
+                if step == 0 { race.workersRunning.increment() }
+                if !goOn { return }
+            }
+        }
+        await shutdownEventually { race.workersRunning.value >= threads }
+        try await race.root.shutdown()
+        let hooked = race.recorder.instances
+        await workers.finished()
+        return (race.problems(hookedWhenShutdownReturned: hooked), race.returned.current.count)
+    }
+
+    /// Races `tasks` tasks using `resolveAsync` with `root.shutdown()`, as `threadRace`.
+    private static func taskRace(tasks: Int, maxSteps: Int) async throws -> (problems: [String], returned: Int) {
+        let race = Race(asyncFactories: true)
+        let hooked = try await withThrowingTaskGroup(of: [ShutdownProbe]?.self) { group in
+            for index in 0..<tasks {
+                group.addTask {
+                    for step in 0..<maxSteps {
+                        let goOn = await race.stepAsync("task-\(index)-\(step)")
+                        if step == 0 { race.workersRunning.increment() }
+                        if !goOn { break }
+                    }
+                    return nil
+                }
+            }
+            group.addTask {
+                await shutdownEventually { race.workersRunning.value >= tasks }
+                try await race.root.shutdown()
+                return race.recorder.instances
+            }
+            var hooked: [ShutdownProbe] = []
+            for try await result in group { if let result { hooked = result } }
+            return hooked
+        }
+        return (race.problems(hookedWhenShutdownReturned: hooked), race.returned.current.count)
+    }
+
+    @Test func resolvesOnOtherThreadsFinishBeforeTheShutdownWithTheirHooksRunOrFailWithContainerShutDown()
+        async throws
+    {
+        try await withAsyncWatchdog(seconds: 60) {
+            let (problems, returned) = try await Self.threadRace(threads: 4, maxSteps: 20_000)
+            #expect(problems.isEmpty, "\(problems)")
+            #expect(returned >= 4 * 3, "every thread resolved before the shutdown")
+        }
+    }
+
+    @Test func resolvesInTasksFinishBeforeTheShutdownWithTheirHooksRunOrFailWithContainerShutDown() async throws {
+        try await withAsyncWatchdog(seconds: 60) {
+            let (problems, returned) = try await Self.taskRace(tasks: 8, maxSteps: 20_000)
+            #expect(problems.isEmpty, "\(problems)")
+            #expect(returned >= 8 * 3, "every task resolved before the shutdown")
+        }
+    }
+
+    @Test func stressTwoHundredRoundsOfThreadsResolvingFromChildrenWhileTheRootShutsDown() async throws {
+        try await withAsyncWatchdog(seconds: 120) {
+            var failedRounds: [String] = []
+            for round in 0..<200 {
+                let (problems, _) = try await Self.threadRace(threads: 3, maxSteps: 2_000)
+                if !problems.isEmpty { failedRounds.append("round \(round): \(problems)") }
+            }
+            #expect(
+                failedRounds.isEmpty, "\(failedRounds.count) of 200 rounds failed; first: \(failedRounds.prefix(3))")
+        }
+    }
+
+    @Test func stressOneHundredRoundsOfTasksResolvingFromChildrenWhileTheRootShutsDown() async throws {
+        try await withAsyncWatchdog(seconds: 120) {
+            var failedRounds: [String] = []
+            for round in 0..<100 {
+                let (problems, _) = try await Self.taskRace(tasks: 4, maxSteps: 2_000)
+                if !problems.isEmpty { failedRounds.append("round \(round): \(problems)") }
+            }
+            #expect(
+                failedRounds.isEmpty, "\(failedRounds.count) of 100 rounds failed; first: \(failedRounds.prefix(3))")
+        }
+    }
+
+    @Test func aSingletonWhoseFactoryIsRunningWhenShutdownBeginsIsEitherShutDownOrNotReturned() async throws {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let gate = ShutdownGate()
+            let built = Guarded<[WeakProbe<ShutdownProbe>]>([])
+            let root = Container(name: "root")
+            root.register(ShutdownProbe.self, lifetime: .singleton) { _ in
+                gate.arriveAndWait()
+                let probe = ShutdownProbe("slow")
+                built.withLock { $0.append(WeakProbe(probe)) }
+                return probe
+            }
+            .onShutdown { recorder.record($0) }
+            let outcome = Guarded<Result<ShutdownProbe, any Error>?>(nil)
+            let resolver = ShutdownRaceThreads(1) { _ in
+                let result = Result { try root.resolve(ShutdownProbe.self) }
+                outcome.withLock { $0 = result }
+            }
+            await gate.arrived()
+
+            let shutdown = Task { try await root.shutdown() }
+            await shutdownEventually { root.isShutDown }
+            gate.open()
+            try await shutdown.value
+            let hookedWhenShutdownReturned = recorder.instances
+            await resolver.finished()
+
+            switch try #require(outcome.current) {
+            case .success(let instance):
+                #expect(hookedWhenShutdownReturned.contains { $0 === instance }, "returned, but its hook did not run")
+            case .failure(let error):
+                #expect((error as? ResolutionError)?.kind.caseName == "containerShutDown", "\(error)")
+                #expect(recorder.count == 0)
+                #expect(built.current.allSatisfy { $0.isFreed }, "the instance no resolve returned was kept")
+            }
+        }
+    }
+
+    @Test func anAsyncPerContainerInstanceWhoseFactoryIsSuspendedWhenShutdownBeginsIsEitherShutDownOrNotReturned()
+        async throws
+    {
+        try await withAsyncWatchdog {
+            let recorder = ShutdownRecorder()
+            let gate = ShutdownGate()
+            let root = Container(name: "root")
+            root.register(ShutdownProbe.self, lifetime: .perContainer) { _ in
+                await gate.arriveAndSuspend()
+                return ShutdownProbe("slow")
+            }
+            .onShutdown { recorder.record($0) }
+            let child = root.makeChild(name: "child")
+            let resolve = Task { try await child.resolveAsync(ShutdownProbe.self) }
+            await gate.arrived()
+
+            let shutdown = Task { try await root.shutdown() }
+            await shutdownEventually { root.isShutDown && child.isShutDown }
+            gate.open()
+            try await shutdown.value
+            let hookedWhenShutdownReturned = recorder.instances
+            let outcome = await resolve.result
+
+            switch outcome {
+            case .success(let instance):
+                #expect(hookedWhenShutdownReturned.contains { $0 === instance }, "returned, but its hook did not run")
+            case .failure(let error):
+                #expect((error as? ResolutionError)?.kind.caseName == "containerShutDown", "\(error)")
+                #expect(recorder.count == 0)
+            }
+        }
+    }
+
+    @Test func anExistingDescendantIsNeverSeenRunningOnceItsAncestorIsSeenShutDown() async throws {
+        try await withAsyncWatchdog(seconds: 120) {
+            var violations: [String] = []
+            for round in 0..<200 {
+                let root = Container(name: "root")
+                let middle = root.makeChild(name: "middle")
+                let leaves = (0..<4).map { middle.makeChild(name: "leaf-\($0)") }
+                let seen = Guarded<[String]>([])
+                let started = Counter()
+                let observer = ShutdownRaceThreads(1) { _ in
+                    started.increment()
+                    let deadline = Date(timeIntervalSinceNow: 20)  // a safety bound, not a timing
+                    var step = 0
+                    while step % 1024 != 0 || Date() < deadline {
+                        step += 1
+                        // Read the ancestor first, then the descendant.
+                        let leaf = leaves[step % leaves.count]
+                        guard root.isShutDown else { continue }
+                        if !leaf.isShutDown { seen.withLock { $0.append("\(leaf.name) running") } }
+                        return
+                    }
+                }
+                await shutdownEventually { started.value == 1 }
+                try await root.shutdown()
+                await observer.finished()
+                if !seen.current.isEmpty { violations.append("round \(round): \(seen.current)") }
+            }
+            #expect(violations.isEmpty, "\(violations.count) of 200 rounds: \(violations.prefix(3))")
+        }
+    }
+
+    @Test func aChildMadeWhileItsAncestorShutsDownIsShutDownToo() async throws {
+        try await withAsyncWatchdog(seconds: 120) {
+            var violations: [String] = []
+            for round in 0..<200 {
+                let root = Container(name: "root")
+                let middle = root.makeChild(name: "middle")
+                let made = Guarded<[Container]>([])
+                let seenRunning = Guarded<[String]>([])
+                let started = Counter()
+                let maker = ShutdownRaceThreads(1) { _ in
+                    started.increment()
+                    let deadline = Date(timeIntervalSinceNow: 20)  // a safety bound, not a timing
+                    var step = 0
+                    while step % 1024 != 0 || Date() < deadline {
+                        step += 1
+                        let child = middle.makeChild(name: "made-\(step)")
+                        // Only the children made last are kept: those that can race with the shutdown
+                        // (the others are freed, which keeps the rounds fast).
+                        made.withLock {
+                            $0.append(child)
+                            if $0.count > 16 { $0.removeFirst() }
+                        }
+                        guard root.isShutDown else { continue }
+                        if !child.isShutDown { seenRunning.withLock { $0.append(child.name) } }
+                        return
+                    }
+                }
+                await shutdownEventually { started.value == 1 }
+                try await root.shutdown()
+                await maker.finished()
+                let runningAfterwards = made.current.filter { !$0.isShutDown }.map(\.name)
+                if !seenRunning.current.isEmpty || !runningAfterwards.isEmpty {
+                    violations.append(
+                        "round \(round): seen running once the root was seen shut down: \(seenRunning.current); "
+                            + "still running after the root's shutdown returned: \(runningAfterwards)")
+                }
+            }
+            #expect(violations.isEmpty, "\(violations.count) of 200 rounds: \(violations.prefix(3))")
+        }
+    }
+}
