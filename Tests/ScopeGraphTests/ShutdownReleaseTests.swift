@@ -152,6 +152,12 @@ import Testing
             let child = root.makeChild(name: "child")
             let grandchild = child.makeChild(name: "grandchild")
             let madeDuringShutdown = Guarded<Container?>(nil)
+            // The hooks capture the containers: the registrations go at the end, breaking the cycle.
+            defer {
+                root.removeAll()
+                child.removeAll()
+                madeDuringShutdown.withLock { $0 = nil }
+            }
             root.register(ShutdownProbe.self, lifetime: .singleton) { _ in ShutdownProbe("root") }
                 .onShutdown { _ in
                     let lateChild = root.makeChild(name: "late")

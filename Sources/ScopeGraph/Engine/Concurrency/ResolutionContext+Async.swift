@@ -44,6 +44,7 @@ extension ResolutionContext {
             AsyncActivity.leave()
             ownerTask.store(0, ordering: .releasing)
             topLevelStart = nil
+            clearFinishedWork()
         }
         let result: R
         do {

@@ -57,13 +57,20 @@ extension ResolutionContext {
     private func unbind(from thread: ThreadState) {
         thread.context = nil
         topLevelStart = nil
+        clearFinishedWork()
         guard !usedCoordinator else { return }
-        // A failed resolve may leave blocks that never ran (and frames, when a block threw).
+        lastConstructed = nil
+        if thread.spare == nil { thread.spare = self }
+    }
+
+    /// Drops what a finished resolve may still hold: blocks that never ran (their resolvers
+    /// reference this context: a cycle otherwise), frames left by a block that threw, and its
+    /// `graph` instances. Once its `finish` or `fail` has returned, no other thread reads them
+    /// (a group runs its members' blocks before it publishes, and never after it failed).
+    func clearFinishedWork() {
         if !stack.isEmpty { stack.removeAll() }
         if !pending.isEmpty { pending.removeAll() }
         if !graph.isEmpty { graph.removeAll() }
-        lastConstructed = nil
-        if thread.spare == nil { thread.spare = self }
     }
 
     static func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
