@@ -39,6 +39,11 @@ extension ResolutionContext {
             // Blocks that built cached instances took part in coordination after all.
             guard usedCoordinator else { return }
         }
+        // Unbound first: publishing releases what the cache replaced, and a deinit that
+        // resolves must start a resolve of its own, not join this finishing one (its blocks run
+        // bound to their own context, `BuildCoordinator.runBlocks`).
+        let thread = ThreadState.current
+        if thread.context === self { thread.context = nil }
         try BuildCoordinator.shared.finish(self)
     }
 
