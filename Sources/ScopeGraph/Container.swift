@@ -43,9 +43,9 @@ public final class Container: Sendable {
     /// its own (a request-scope child costs no lookup walks).
     let isTransparent = Atomic<Bool>(true)
     /// The link this container's registrations share, made by the first registration.
-    let lazyOwnerLink = AtomicLazyReference<OwnerLink>()
+    let lazyOwnerLink = LazyReference<OwnerLink>()
     /// The cached instances with `onShutdown` hooks, made by the first one.
-    let lazyShutdownLog = AtomicLazyReference<ShutdownLog>()
+    let lazyShutdownLog = LazyReference<ShutdownLog>()
     /// Set when `shutdown()` of this container begins (`isShutDown` reads its ancestors' too).
     let shutDownFlag = Atomic<Bool>(false)
     /// This container's one shutdown, started by the first call of `shutdown()`.

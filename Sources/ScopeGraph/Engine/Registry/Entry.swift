@@ -25,7 +25,7 @@ package class AnyEntry: @unchecked Sendable {
     private let blockCount = Atomic<Int>(0)
     /// Forwarded keys, blocks and `perContainer` holders, made by the first of them: most
     /// registrations never have any.
-    private let lazyExtras = AtomicLazyReference<Locked<Extras>>()
+    private let lazyExtras = LazyReference<Locked<Extras>>()
 
     private struct Extras {
         var forwardKeys: [Key] = []

@@ -16,7 +16,7 @@ package final class ResolutionScope: @unchecked Sendable {
     private var replaced: [AnyEntry] = []
     private let slots = Locked<[SlotKey: AnySlot]>([:])
     /// The instances with `onShutdown` hooks cached in this scope, made by the first one.
-    private let lazyShutdownLog = AtomicLazyReference<ShutdownLog>()
+    private let lazyShutdownLog = LazyReference<ShutdownLog>()
     /// Told about every instance built or reused while this scope is active.
     package let observer: (any ResolutionObserver)?
     /// True for override scopes and validation: cached lifetimes are cached in this scope and
