@@ -57,6 +57,9 @@ extension Container: RegistrationStore {
         _ key: Key, lifetime: Lifetime, factory: Factory<T>, in store: any RegistrationStore
     ) -> Registration<T> {
         let entry = Entry(key: key, lifetime: lifetime, owner: self, factory: factory)
+        // A plain registration made in a test scope that captures this container goes there.
+        var store = store
+        if store === self, ScopeActivity.mayBeActive, let capture = ResolutionScope.capturing(self) { store = capture }
         store.store(entry, under: key)
         return store === self ? Registration(entry: entry) : Registration(entry: entry, store: store)
     }
@@ -133,6 +136,7 @@ extension Container: RegistrationStore {
     /// - Parameter registration: The handle `register` returned.
     public func remove<T>(_ registration: Registration<T>) {
         let entry = registration.entry
+        if let capture = registration.store?.value as? RegistrationCapture, capture.remove(entry) { return }
         let removed = withState { state -> Bool in
             var found = false
             for key in [entry.key] + entry.forwards where state.registrations[key]?.entry === entry {

@@ -43,6 +43,11 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
         return try join { try $0.resolve(key, as: T.self, from: container, arguments: packed) }
     }
 
+    /// Resolves `key` as part of the resolve in progress (see `resolve(_:tag:)`).
+    func resolveKey<T>(_ key: Key, as type: T.Type) throws -> T {
+        try join { try $0.resolve(key, as: T.self, from: container, arguments: nil) }
+    }
+
     func resolveIfRegisteredValue<T>(_ key: Key, as type: T.Type) throws -> T? {
         try ResolutionContext.resolveIfRegistered(key, as: type, from: container)
     }

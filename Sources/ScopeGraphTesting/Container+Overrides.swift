@@ -61,15 +61,24 @@ extension Container {
         operation: () async throws -> R
     ) async rethrows -> R {
         let (scope, recorder) = makeOverrideScope(overrides)
+        return try await Self.run(scope, keeping: recorder, isolation: isolation, operation)
+    }
+
+    /// Runs `operation` in `scope` on the caller's actor, then the `onShutdown` hooks of what
+    /// the scope cached (also when `operation` throws).
+    static func run<R>(
+        _ scope: ResolutionScope, keeping recorder: OverrideRecorder, isolation: isolated (any Actor)?,
+        _ operation: () async throws -> R
+    ) async rethrows -> R {
         defer { withExtendedLifetime(recorder) {} }
         let result: R
         do {
             result = try await scope.runAsync(isolation: isolation, operation)
         } catch {
-            await Self.shutDown(scope)
+            await shutDown(scope)
             throw error
         }
-        await Self.shutDown(scope)
+        await shutDown(scope)
         return result
     }
 
@@ -84,9 +93,12 @@ extension Container {
         }
     }
 
-    /// A new scope, nested in the current task's scope, holding the overrides on this container.
-    private func makeOverrideScope(_ overrides: (OverrideRegistrar) -> Void) -> (ResolutionScope, OverrideRecorder) {
-        let scope = ResolutionScope(parent: ResolutionScope.current)
+    /// A new scope, nested in the current task's scope, holding the overrides on this container;
+    /// with `capturing`, plain registrations on this container made while it runs go into it.
+    func makeOverrideScope(
+        _ overrides: (OverrideRegistrar) -> Void, capturing: Bool = false
+    ) -> (ResolutionScope, OverrideRecorder) {
+        let scope = ResolutionScope(parent: ResolutionScope.current, capturing: capturing ? [self] : [])
         let recorder = OverrideRecorder(scope.overrideStore(for: self))
         overrides(OverrideRegistrar(container: self, recorder: recorder))
         recorder.close()

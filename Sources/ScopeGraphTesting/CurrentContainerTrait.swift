@@ -4,8 +4,10 @@ import Testing
 /// A Swift Testing trait that binds `Container.current` (what `@Injected` and the other
 /// property wrappers resolve from) for a test, or for every test of a suite.
 ///
-/// Create it with `.container(_:)`. The binding is task-local: it reaches the test's child
-/// tasks, not a `Task.detached` or a callback on another thread.
+/// Create it with `.currentContainer(_:)`. It only binds: registrations and instances are the
+/// container's own, shared with other tests (`.container(_:)` gives the test a scope of its
+/// own). The binding is task-local: it reaches the test's child tasks, not a `Task.detached`
+/// or a callback on another thread.
 public struct CurrentContainerTrait: TestTrait, SuiteTrait, TestScoping {
     /// The container bound to `Container.current`.
     public let container: Container
@@ -27,10 +29,11 @@ public struct CurrentContainerTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == CurrentContainerTrait {
-    /// Binds `Container.current` to `container` for the test, or for each test of the suite.
+    /// Binds `Container.current` to `container` for the test, or for each test of the suite,
+    /// and nothing more.
     ///
     /// ```swift
-    /// @Test(.container(testContainer))
+    /// @Test(.currentContainer(testContainer))
     /// func screenInjectsTheTestContainer() {
     ///     let screen = ProfileScreen()          // @Injected resolves from testContainer
     ///     #expect(screen.model.api is FakeAPI)
@@ -38,7 +41,7 @@ extension Trait where Self == CurrentContainerTrait {
     /// ```
     /// - Parameter container: The container property wrappers resolve from.
     /// - Returns: The trait.
-    public static func container(_ container: Container) -> Self {
+    public static func currentContainer(_ container: Container) -> Self {
         CurrentContainerTrait(container: container)
     }
 }

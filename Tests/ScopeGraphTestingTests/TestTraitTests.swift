@@ -57,9 +57,11 @@ private enum Fixture {
 
     @Test func theTraitsExposeTheirContainer() {
         let overrides = ContainerOverrideTrait.overrides(Fixture.container) { _ in }
-        let binding = CurrentContainerTrait.container(Fixture.container)
+        let binding = CurrentContainerTrait.currentContainer(Fixture.container)
+        let scoped = TestContainerTrait.container(Fixture.container)
         #expect(overrides.container === Fixture.container)
         #expect(binding.container === Fixture.container)
-        #expect(overrides.isRecursive && binding.isRecursive)
+        #expect(scoped.container === Fixture.container)
+        #expect(overrides.isRecursive && binding.isRecursive && scoped.isRecursive)
     }
 }

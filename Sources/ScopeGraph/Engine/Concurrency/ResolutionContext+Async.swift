@@ -97,6 +97,11 @@ extension ResolutionContext {
             // Checked: `wrap` returns an `Optional<Wrapped>`, which is `T`.
             return wrapped as! T
         }
+        if let deferred = try deferredValue(key, as: T.self, from: start, scope: scope, ifMissing: {
+            throw missingError($0, from: start)
+        }) {
+            return deferred
+        }
         throw missingError(key, from: start)
     }
 

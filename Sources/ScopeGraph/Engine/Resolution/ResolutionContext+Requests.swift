@@ -161,6 +161,9 @@ extension ResolutionContext {
             // Checked: `wrap` returns an `Optional<Wrapped>`, which is `T`.
             return wrapped as! T
         }
+        if let deferred = try deferredValue(key, as: T.self, from: start, scope: scope, ifMissing: ifMissing) {
+            return deferred
+        }
         return try ifMissing(key)
     }
 

@@ -23,6 +23,9 @@ package final class ResolutionScope: @unchecked Sendable {
     /// the containers' caches are neither read nor written. False for traces, which only add
     /// an observer (and use the enclosing scope's cache, if any).
     private let ownsCache: Bool
+    /// Plain registrations made on some containers while this scope is active (a test scope),
+    /// `nil` for other scopes.
+    let capture: RegistrationCapture?
 
     /// A registration and a container, by serial numbers (never reused, unlike addresses: the
     /// scope may outlive either).
@@ -34,13 +37,19 @@ package final class ResolutionScope: @unchecked Sendable {
     /// The scope bound to the current task, if any.
     @TaskLocal package static var current: ResolutionScope?
 
-    package init(parent: ResolutionScope?, observer: (any ResolutionObserver)? = nil, isolatesCaches: Bool = true) {
+    /// A scope nested in `parent`. `capturing` lists the containers whose plain `register`
+    /// calls, made by the task running the scope, go into this scope (a test scope).
+    package init(
+        parent: ResolutionScope?, observer: (any ResolutionObserver)? = nil, isolatesCaches: Bool = true,
+        capturing: [Container] = []
+    ) {
         self.parent = parent
+        self.capture = capturing.isEmpty ? nil : RegistrationCapture(containers: capturing)
         self.observer = observer ?? parent?.observer
         self.ownsCache = isolatesCaches
     }
 
-    var hasOverrides: Bool { !table.isEmpty || (parent?.hasOverrides ?? false) }
+    var hasOverrides: Bool { !table.isEmpty || capture != nil || (parent?.hasOverrides ?? false) }
 
     /// The scope whose cache resolves in this scope use: this one when it isolates caches,
     /// else the nearest enclosing one that does; `nil` means the containers' own caches.
@@ -48,6 +57,8 @@ package final class ResolutionScope: @unchecked Sendable {
 
     /// The innermost override of `key` on `container`.
     func override(for key: Key, in container: Container) -> AnyEntry? {
+        // Registered while the scope runs, so later than its overrides: they win.
+        if let capture, let entry = capture.entry(for: key, in: container) { return entry }
         if let entry = table[container.serial]?[key]?.entry { return entry }
         return parent?.override(for: key, in: container)
     }
@@ -56,7 +67,7 @@ package final class ResolutionScope: @unchecked Sendable {
     func overrides(in container: Container) -> [(key: Key, entry: AnyEntry)] {
         let own = (table[container.serial] ?? [:]).sorted { $0.value.sequence < $1.value.sequence }
             .map { (key: $0.key, entry: $0.value.entry) }
-        return own + (parent?.overrides(in: container) ?? [])
+        return (capture?.entries(in: container) ?? []) + own + (parent?.overrides(in: container) ?? [])
     }
 
     /// The scope's slot for `entry`'s instance cached in `container`.
