@@ -49,7 +49,7 @@ public final class Container: Sendable {
     /// Set when `shutdown()` of this container begins (`isShutDown` reads its ancestors' too).
     let shutDownFlag = Atomic<Bool>(false)
     /// This container's one shutdown, started by the first call of `shutdown()`.
-    let shutdownRun = Locked<Task<ShutdownError?, Never>?>(nil)
+    let shutdownProgress = Locked<ShutdownProgress>(.notStarted)
     /// Set when another container first links to this one, so that a container nobody linked
     /// to (a request scope) frees without looking for containers to tell.
     private let hasHadDependents = Atomic<Bool>(false)

@@ -2,8 +2,8 @@
 struct Options {
     /// Short runs for CI: a few milliseconds per measurement and small counts.
     var quick = false
-    /// Scenario letters to run; `nil` runs all.
-    var filter: Set<Character>?
+    /// Scenarios to run, by name (`A`, `K2`); `nil` runs all.
+    var filter: Set<String>?
     /// Runs a fixed count of ScopeGraph operations of the selected scenarios, for
     /// `valgrind --tool=callgrind`; no timing, no report.
     var callgrind = false
@@ -20,11 +20,14 @@ struct Options {
     /// Scenario K: requests before the first and before the second memory reading.
     var requestsBeforeFirstReading: Int { 1_000 }
     var requestsBeforeSecondReading: Int { quick ? 10_000 : 1_000_000 }
+    /// Scenario K2: requests before the second memory reading.
+    var scopedRequestsBeforeSecondReading: Int { quick ? 10_000 : 100_000 }
 
     static let usage = """
         usage: scopegraph-bench [--quick] [--filter LETTERS] [--callgrind [COUNT]]
           --quick           run every scenario briefly (CI smoke run; timings meaningless)
-          --filter LETTERS  run only these scenarios, e.g. --filter ACG; P is the memory
+          --filter LETTERS  run only these scenarios, e.g. --filter ACG or --filter KK2 (a
+                            digit belongs to the letter before it); P is the memory
                             footprint (bytes per registration and per container)
           --callgrind [N]   run N ScopeGraph operations of the selected scenarios, untimed,
                             for valgrind --tool=callgrind (default 100000); G, J and M are
@@ -41,7 +44,7 @@ struct Options {
                 quick = true
             case "--filter":
                 guard let letters = remaining.popFirst() else { throw UsageError("--filter needs letters") }
-                filter = Set(letters.uppercased())
+                filter = Self.scenarioNames(letters.uppercased())
             case "--callgrind":
                 callgrind = true
                 if let next = remaining.first, let count = Int(next) {
@@ -61,7 +64,20 @@ struct Options {
         }
     }
 
-    func includes(_ letter: Character) -> Bool { filter?.contains(letter) ?? true }
+    func includes(_ name: String) -> Bool { filter?.contains(name) ?? true }
+
+    /// `"AK2C"` → `["A", "K2", "C"]`: a digit belongs to the letter before it.
+    static func scenarioNames(_ letters: String) -> Set<String> {
+        var names: [String] = []
+        for character in letters {
+            if character.isNumber, !names.isEmpty {
+                names[names.count - 1].append(character)
+            } else {
+                names.append(String(character))
+            }
+        }
+        return Set(names)
+    }
 }
 
 struct UsageError: Error {

@@ -38,29 +38,24 @@ enum RequestScope {
             },
         ])
         if harness.options.callgrind { return nil }
-        let growth = try memoryGrowth(harness.options)
         let small = harness.options.requestsBeforeFirstReading
         let large = harness.options.requestsBeforeSecondReading
-        let heapGrowth = growth.heap.map { $0.after - $0.before }
-        var notes = [
-            "direct = the handler and helper built by hand, the singleton read from a composition root; naive does not apply (no scopes)"
-        ]
-        notes.append(
-            "memory after \(small) vs \(large) requests: RSS "
-                + (growth.resident.map { "\($0.before) kB → \($0.after) kB" } ?? "unavailable")
-                + ", heap in use " + (growth.heap.map { "\($0.before) → \($0.after) bytes" } ?? "unavailable"))
-        var memoryLine = "bench K-memory requests_small=\(small) requests_large=\(large)"
-        if let resident = growth.resident {
-            memoryLine += " rss_small_kb=\(resident.before) rss_large_kb=\(resident.after)"
+        let fresh = makeApp()
+        let growth = try memoryGrowth(small: small, large: large) { count in
+            for _ in 0..<count { try serve(fresh, into: sink) }
         }
-        if let heap = growth.heap { memoryLine += " heap_small_bytes=\(heap.before) heap_large_bytes=\(heap.after)" }
+        let heapGrowth = growth.heap.map { $0.after - $0.before }
         return ScenarioResult(
             name: "K-request-scope", title: "K request scope (child, resolve, drop)",
             scopegraph: figures[0], direct: figures[1],
             target: Target(
                 text: "≤ 10 × direct; memory flat", measured: figures[0].median / figures[1].median, limit: 10,
                 alsoRequired: (heapGrowth ?? 0) < flatHeapBytes),
-            notes: notes, failures: failures, extraLines: [memoryLine])
+            notes: [
+                "direct = the handler and helper built by hand, the singleton read from a composition root; naive does not apply (no scopes)",
+                "memory after \(small) vs \(large) requests: " + growth.text,
+            ],
+            failures: failures, extraLines: [growth.machineLine(name: "K-memory", small: small, large: large)])
     }
 
     /// Checks what the scenario relies on: one handler per request container, the root's
@@ -83,23 +78,37 @@ enum RequestScope {
         return failures
     }
 
-    /// Memory readings after the first and the second batch of requests, on a fresh app.
-    private static func memoryGrowth(_ options: Options) throws
-        -> (resident: (before: Int, after: Int)?, heap: (before: Int, after: Int)?)
-    {
-        let app = makeApp()
-        let sink = Sink()
-        for _ in 0..<options.requestsBeforeFirstReading { try serve(app, into: sink) }
+    /// Memory readings after `small` requests and after `large` (`serve(count)` serves
+    /// `count` more requests).
+    static func memoryGrowth(small: Int, large: Int, serve: (Int) throws -> Void) throws -> MemoryGrowth {
+        try serve(small)
         let residentBefore = Memory.residentKilobytes()
         let heapBefore = Memory.heapBytesInUse()
-        for _ in options.requestsBeforeFirstReading..<options.requestsBeforeSecondReading {
-            try serve(app, into: sink)
-        }
+        try serve(large - small)
         let residentAfter = Memory.residentKilobytes()
         let heapAfter = Memory.heapBytesInUse()
-        return (
-            residentBefore.flatMap { before in residentAfter.map { (before, $0) } },
-            heapBefore.flatMap { before in heapAfter.map { (before, $0) } }
-        )
+        return MemoryGrowth(
+            resident: residentBefore.flatMap { before in residentAfter.map { (before, $0) } },
+            heap: heapBefore.flatMap { before in heapAfter.map { (before, $0) } })
+    }
+}
+
+/// Resident and heap memory read after a small and after a large number of requests.
+struct MemoryGrowth {
+    let resident: (before: Int, after: Int)?
+    let heap: (before: Int, after: Int)?
+
+    /// `RSS a kB → b kB, heap in use c → d bytes`.
+    var text: String {
+        "RSS " + (resident.map { "\($0.before) kB → \($0.after) kB" } ?? "unavailable")
+            + ", heap in use " + (heap.map { "\($0.before) → \($0.after) bytes" } ?? "unavailable")
+    }
+
+    /// `bench NAME requests_small=… requests_large=… rss_small_kb=… …`.
+    func machineLine(name: String, small: Int, large: Int) -> String {
+        var line = "bench \(name) requests_small=\(small) requests_large=\(large)"
+        if let resident { line += " rss_small_kb=\(resident.before) rss_large_kb=\(resident.after)" }
+        if let heap { line += " heap_small_bytes=\(heap.before) heap_large_bytes=\(heap.after)" }
+        return line
     }
 }

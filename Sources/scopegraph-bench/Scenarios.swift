@@ -2,7 +2,7 @@ import ScopeGraphTesting
 
 /// One lettered scenario of the issue.
 struct Scenario {
-    let letter: Character
+    let letter: String
     /// Returns `nil` when the scenario has nothing to do in this mode (callgrind).
     let run: (Harness) throws -> ScenarioResult?
 }
@@ -23,6 +23,7 @@ enum Scenarios {
             Scenario(letter: "I", run: throughCollaborationChain),
             Scenario(letter: "J", run: ConcurrentScenarios.startupConvoy),
             Scenario(letter: "K", run: RequestScope.perRequest),
+            Scenario(letter: "K2", run: ScopedRequest.perScopedRequest),
             Scenario(letter: "L", run: AsyncScenarios.resolveAsyncCached),
             Scenario(letter: "M", run: AsyncScenarios.thousandTasks),
             Scenario(letter: "N", run: AsyncScenarios.resolveAsyncTransient),

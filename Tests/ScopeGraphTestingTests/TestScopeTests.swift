@@ -51,7 +51,8 @@ private enum App {
 
     @Test func registrationsInTheBodyAnswerBeforeTheScopesOverrides() throws {
         let fixture = ProfileFixture()
-        try fixture.container.withTestScope({ $0.register((any API).self) { _ in FakeAPI("override") } }) { () throws in
+        let overrides: (OverrideRegistrar) -> Void = { $0.register((any API).self) { _ in FakeAPI("override") } }
+        try fixture.container.withTestScope(overrides) { () throws in
             #expect(try fixture.container.resolve((any API).self).name == "override")
             fixture.container.register((any API).self) { _ in FakeAPI("body") }
             #expect(try fixture.container.resolve((any API).self).name == "body")
@@ -91,13 +92,33 @@ private enum App {
         #expect(try fixture.container.resolve((any API).self).name == "real")
     }
 
+    @MainActor
+    @Test func mainActorAndAsyncRegistrationsAreCapturedToo() async throws {
+        let fixture = ProfileFixture()
+        let names = try await fixture.container.withTestScope { () async throws -> [String] in
+            fixture.container.register((any API).self) { @MainActor _ in FakeAPI("main actor") }
+            fixture.container.register(Widget.self) { _ async in
+                await Task.yield()
+                return Widget("async")
+            }
+            let api = try await fixture.container.resolveAsync((any API).self)
+            let widget = try await fixture.container.resolveAsync(Widget.self)
+            return [api.name, widget.label]
+        }
+        #expect(names == ["main actor", "async"])
+        #expect(try fixture.container.resolve((any API).self).name == "real")
+        #expect(throws: ResolutionError.self) { try fixture.container.resolve(Widget.self) }
+    }
+
     @Test func childTasksSeeAndMakeTheScopesRegistrations() async throws {
         let fixture = ProfileFixture()
         let names = try await withWatchdog {
             try await fixture.container.withTestScope {
                 fixture.container.register((any API).self) { _ in FakeAPI("parent") }
                 let seenByChild = try await Task { try fixture.container.resolve((any API).self).name }.value
-                async let registeredByChild: Void = { _ = fixture.container.register(Widget.self) { _ in Widget("child") } }()
+                async let registeredByChild: Void = {
+                    _ = fixture.container.register(Widget.self) { _ in Widget("child") }
+                }()
                 await registeredByChild
                 return [seenByChild, try fixture.container.resolve(Widget.self).label]
             }
@@ -192,7 +213,8 @@ private enum App {
     }
 
     @Test func withoutTheTraitTheSharedContainerIsUntouched() throws {
-        try App.root.withOverrides({ _ in }) { () throws in
+        let noOverrides: (OverrideRegistrar) -> Void = { _ in }
+        try App.root.withOverrides(noOverrides) { () throws in
             #expect(try App.root.resolve(Profile.self).api.name == "real")
         }
     }

@@ -10,6 +10,11 @@ private enum Fixture {
     }()
 }
 
+/// A container only `theCurrentContainerTraitOnlyBindsAndCapturesNothing` registers into.
+private enum BindOnly {
+    static let container = Container(name: "bind-only")
+}
+
 @Suite struct TestTraitTests {
     @Test(.overrides(Fixture.container) { $0.register((any API).self) { _ in FakeAPI("trait") } })
     func theOverridesTraitScopesOneTest() throws {
@@ -63,5 +68,17 @@ private enum Fixture {
         #expect(binding.container === Fixture.container)
         #expect(scoped.container === Fixture.container)
         #expect(overrides.isRecursive && binding.isRecursive && scoped.isRecursive)
+    }
+
+    /// `.currentContainer(_:)` binds `Container.current` and nothing more: a `register` in the
+    /// body goes into the container itself, where a detached task (outside the test's
+    /// task-locals) finds it.
+    @Test(.currentContainer(BindOnly.container))
+    func theCurrentContainerTraitOnlyBindsAndCapturesNothing() async throws {
+        #expect(Container.current === BindOnly.container)
+        let registration = BindOnly.container.register(String.self) { _ in "in the container" }
+        defer { BindOnly.container.remove(registration) }
+        let seenOutside = try await Task.detached { try BindOnly.container.resolve(String.self) }.value
+        #expect(seenOutside == "in the container")
     }
 }

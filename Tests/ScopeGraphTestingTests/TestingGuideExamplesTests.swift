@@ -53,4 +53,37 @@ import Testing
         }
         #expect(greeting == "Hi Bo")
     }
+
+    /// Docs/Testing.md, the opening example: with the `.container(_:)` trait, a plain
+    /// `register` in the body fakes the API for this test alone, and the singleton
+    /// `ProfileModel` is the test's own, built with the fake.
+    @Test(.container(AppContainer.root))
+    func profileGreetsTheFakeUser() throws {
+        AppContainer.root.register((any API).self) { _ in FakeAPI(name: "Bo") }  // this test only
+        #expect(try AppContainer.root.resolve(ProfileModel.self).title() == "Hello, Bo")
+    }
+
+    /// Docs/Testing.md, the opening example without Swift Testing: `withTestScope` keeps the
+    /// body's registration to the scope, and the container is untouched afterwards.
+    @Test func withTestScopeGreetsTheFakeUserAndLeavesTheContainerAlone() throws {
+        try AppContainer.root.withTestScope { () throws in
+            AppContainer.root.register((any API).self) { _ in FakeAPI(name: "Bo") }
+            #expect(try AppContainer.root.resolve(ProfileModel.self).title() == "Hello, Bo")
+        }
+        #expect(try AppContainer.root.resolve(ProfileModel.self).title() == "Hello, from the network")
+    }
+
+    /// Docs/Testing.md, "Fakes for every test of a suite": the suite's overrides reach every
+    /// test, and a registration in a test's body answers before them.
+    @Suite(.container(AppContainer.root) { $0.register((any API).self) { _ in FakeAPI(name: "Ada") } })
+    struct ProfileScreenTests {
+        @Test func greetsAda() throws {
+            #expect(try AppContainer.root.resolve(ProfileModel.self).title() == "Hello, Ada")
+        }
+
+        @Test func greetsBo() throws {
+            AppContainer.root.register((any API).self) { _ in FakeAPI(name: "Bo") }  // answers before the suite's fake
+            #expect(try AppContainer.root.resolve(ProfileModel.self).title() == "Hello, Bo")
+        }
+    }
 }

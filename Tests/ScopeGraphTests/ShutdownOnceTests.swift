@@ -166,4 +166,49 @@ import Testing
             #expect(recorder.count == 2)
         }
     }
+
+    @Test func aCancelledCallerStillRunsEveryHookUncancelled() async throws {
+        try await withAsyncWatchdog {
+            let root = Container(name: "root")
+            let hooksSawCancellation = Guarded<[Bool]>([])
+            root.register(ShutdownProbe.self, lifetime: .singleton) { _ in ShutdownProbe("pool") }
+                .onShutdown { _ in
+                    // A hook that sleeps would throw CancellationError if the caller's
+                    // cancellation reached it.
+                    try await Task.sleep(for: .milliseconds(20))
+                    hooksSawCancellation.withLock { $0.append(Task.isCancelled) }
+                }
+            _ = try root.resolve(ShutdownProbe.self)
+
+            let caller = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await root.shutdown()
+            }
+            try await caller.value
+
+            #expect(hooksSawCancellation.current == [false])
+        }
+    }
+
+    @Test func aScopeEndedByACancelledRequestStillClosesWhatItBuilt() async throws {
+        try await withAsyncWatchdog {
+            let root = Container(name: "app")
+            let closed = Guarded(0)
+            root.register(ShutdownProbe.self, lifetime: .perContainer) { _ in ShutdownProbe("handler") }
+                .onShutdown { _ in
+                    try await Task.sleep(for: .milliseconds(5))
+                    closed.withLock { $0 += 1 }
+                }
+
+            let request = Task {
+                try await root.withScope(name: "request") { scope in
+                    _ = try await scope.resolveAsync(ShutdownProbe.self)
+                    withUnsafeCurrentTask { $0?.cancel() }
+                }
+            }
+            try await request.value
+
+            #expect(closed.current == 1)
+        }
+    }
 }

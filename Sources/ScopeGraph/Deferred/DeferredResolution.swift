@@ -8,10 +8,10 @@ struct DeferredResolution: Sendable {
     /// The container's name, for the error once it is gone.
     private let containerName: String
 
-    init(resolver: Resolver, key: Key) {
-        container = resolver.container
-        context = resolver.context
-        containerName = resolver.container.name
+    init(container: Container, context: ResolutionContext?, key: Key) {
+        self.container = container
+        self.context = context
+        containerName = container.name
         self.key = key
     }
 

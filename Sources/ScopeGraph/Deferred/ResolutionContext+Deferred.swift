@@ -10,7 +10,7 @@ extension ResolutionContext {
         let wrappedKey = Key(deferred.resolvedType, tag: key.tag)
         // Only that something answers is checked now: building is left to the value's reads.
         guard try lookup(wrappedKey, from: start, scope: scope) != nil else { return try ifMissing(wrappedKey) }
-        let value = deferred.make(DeferredResolution(resolver: Resolver(container: start, context: self), key: wrappedKey))
+        let value = deferred.make(DeferredResolution(container: start, context: self, key: wrappedKey))
         assert(value is T, "ScopeGraph: a DeferredResolvable type must make itself")
         // Checked: `make` returns `Self`, the `DeferredResolvable` type `T` was cast to.
         return (value as! T)

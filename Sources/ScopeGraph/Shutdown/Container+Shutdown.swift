@@ -33,14 +33,7 @@ extension Container: ShutdownLogOwner {
     /// `shutdown()` frees its instances without running hooks.
     /// - Throws: `ShutdownError` listing every hook that threw, after running all of them.
     public func shutdown() async throws {
-        let run = shutdownRun.withLock { run -> Task<ShutdownError?, Never> in
-            if let run { return run }
-            let records = beginShutdown()
-            let started = Task { await self.finishShutdown(records) }
-            run = started
-            return started
-        }
-        if let error = await run.value { throw error }
+        if let error = await runShutdownOnce() { throw error }
     }
 
     /// Makes a child, runs `body` with it, and shuts the child down when `body` returns or
@@ -94,7 +87,7 @@ extension Container: ShutdownLogOwner {
     /// its log (its records come back, to close once the descendants are), under the
     /// coordinator's lock: a resolve publishes either before (its instances are then recorded)
     /// or after (it fails). Then makes every container whose lookups may reach these forget them.
-    private func beginShutdown() -> [ShutdownLog.Record] {
+    func beginShutdown() -> [ShutdownLog.Record] {
         let records = BuildCoordinator.shared.withLock { _ in
             shutDownFlag.store(true, ordering: .sequentiallyConsistent)
             return shutdownLog.close()
@@ -103,8 +96,9 @@ extension Container: ShutdownLogOwner {
         return records
     }
 
-    /// Shuts the live descendants down, then runs the hooks of `records`; the failures of both.
-    private func finishShutdown(_ records: [ShutdownLog.Record]) async -> ShutdownError? {
+    /// Shuts the live descendants down, then runs the hooks of `records`, then records the
+    /// failures of both as the outcome.
+    func finishShutdown(_ records: [ShutdownLog.Record]) async {
         var failures: [ShutdownError.Failure] = []
         for child in children.reversed() {
             do {
@@ -116,7 +110,7 @@ extension Container: ShutdownLogOwner {
             }
         }
         failures += await Self.runHooks(of: records, in: name)
-        return failures.isEmpty ? nil : ShutdownError(failures: failures)
+        finishShutdown(with: failures.isEmpty ? nil : ShutdownError(failures: failures))
     }
 
     /// Runs the hooks of the instances `records` still cache, in order; the hooks that threw.

@@ -97,11 +97,10 @@ extension ResolutionContext {
             // Checked: `wrap` returns an `Optional<Wrapped>`, which is `T`.
             return wrapped as! T
         }
-        if let deferred = try deferredValue(key, as: T.self, from: start, scope: scope, ifMissing: {
+        let deferred = try deferredValue(key, as: T.self, from: start, scope: scope) {
             throw missingError($0, from: start)
-        }) {
-            return deferred
         }
+        if let deferred { return deferred }
         throw missingError(key, from: start)
     }
 

@@ -1,0 +1,61 @@
+/// Where a container's one shutdown stands, which every `shutdown()` call waits for.
+enum ShutdownProgress {
+    /// `shutdown()` has not been called.
+    case notStarted
+    /// The first call began it; the later callers wait here for its outcome.
+    case running(waiters: [CheckedContinuation<ShutdownError?, Never>])
+    /// Every hook has run: the one outcome, for every caller, including later ones.
+    case finished(ShutdownError?)
+}
+
+extension Container {
+    /// Starts this container's shutdown if no call did yet; then waits for its outcome.
+    ///
+    /// The shutdown runs in a task of its own, so that a caller's cancellation does not reach
+    /// the hooks (a cancelled request's scope must still close its connection). Where the
+    /// platform has `Task.immediate` that task starts on the caller's thread and, when no hook
+    /// suspends, finishes before `shutdown()` returns: a request scope pays no thread hop.
+    func runShutdownOnce() async -> ShutdownError? {
+        let starts = shutdownProgress.withLock { progress -> Bool in
+            guard case .notStarted = progress else { return false }
+            progress = .running(waiters: [])
+            return true
+        }
+        if starts {
+            let records = beginShutdown()
+            if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+                Task.immediate { await self.finishShutdown(records) }
+            } else {
+                Task { await self.finishShutdown(records) }
+            }
+        }
+        if case .finished(let outcome) = shutdownProgress.withLock({ $0 }) { return outcome }
+        return await withCheckedContinuation { continuation in
+            let outcome = shutdownProgress.withLock { progress -> ShutdownError?? in
+                switch progress {
+                case .running(var waiters):
+                    waiters.append(continuation)
+                    progress = .running(waiters: waiters)
+                    return nil
+                case .finished(let outcome):
+                    return .some(outcome)
+                case .notStarted:
+                    preconditionFailure("ScopeGraph: a shutdown waited for was never started")
+                }
+            }
+            if let outcome { continuation.resume(returning: outcome) }
+        }
+    }
+
+    /// Records the shutdown's outcome and resumes every caller waiting for it.
+    func finishShutdown(with outcome: ShutdownError?) {
+        let waiters = shutdownProgress.withLock { progress in
+            guard case .running(let waiters) = progress else {
+                preconditionFailure("ScopeGraph: a shutdown finished twice")
+            }
+            progress = .finished(outcome)
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: outcome) }
+    }
+}
