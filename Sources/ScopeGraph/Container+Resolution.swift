@@ -29,7 +29,15 @@ extension Container: Resolving, ResolutionEntryPoint {
         _ type: T.Type = T.self, tag: ServiceTag? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> T {
         if tag == nil, let cached = cachedInstance(of: T.self) { return cached }
+        if let value = try resolveWithoutSuspending(type, tag: tag) { return value }
         return try await resolveAsyncInContext(type, tag: tag).value
+    }
+
+    /// The synchronous shortcut of `resolveAsync` (`ResolutionContext.resolveWithoutSuspending`),
+    /// or `nil` when the request needs the async path.
+    @usableFromInline
+    func resolveWithoutSuspending<T>(_ type: T.Type, tag: ServiceTag?) throws -> T? {
+        try ResolutionContext.resolveWithoutSuspending(Key(T.self, tag: tag), as: T.self, from: self)
     }
 
     /// Everything but the cached-read probe of `resolveAsync`.

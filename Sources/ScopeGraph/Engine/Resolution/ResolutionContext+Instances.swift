@@ -17,33 +17,48 @@ extension ResolutionContext {
     static let buildSequence = Atomic<Int>(0)
 
     func instance<T>(of entry: Entry<T>, for request: Request) throws -> T {
+        // No `T?` is made here: in unspecialized generic code each one costs a metadata
+        // lookup per call, which `unique`, the most common uncached lifetime, should not pay.
         switch entry.lifetime {
         case .unique:
             return try construct(entry, request, root: request.start, identity: entry.serial)
         case .graph:
-            // Instances resolved with runtime arguments are never shared.
-            if request.arguments != nil {
-                return try construct(entry, request, root: request.start, identity: entry.serial)
-            }
-            if let shared = sharedGraphInstance(of: entry, for: request) { return shared }
-            let value = try construct(entry, request, root: request.start, identity: entry.serial)
-            keepGraphInstance(value, of: entry, for: request)
-            return value
+            return try graphInstance(of: entry, for: request)
         case .singleton, .weakSingleton, .eagerSingleton, .perContainer:
-            let (slot, root) = try cacheLocation(of: entry, for: request)
-            if let published = slot.published() { return published }
-            // Checked: what a slot of `T` holds is a `T`.
-            if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
-            let value: T
-            do {
-                value = try construct(entry, request, root: root)
-            } catch {
-                BuildCoordinator.shared.abandon(slot, by: self)
-                throw error
-            }
-            keepBuilt(value, of: entry, in: slot)
-            return value
+            return try cachedLifetimeInstance(of: entry, for: request)
         }
+    }
+
+    /// A `graph` registration's instance: the one this resolve holds, or a new one it keeps.
+    @inline(never)
+    func graphInstance<T>(of entry: Entry<T>, for request: Request) throws -> T {
+        // Instances resolved with runtime arguments are never shared.
+        if request.arguments != nil {
+            return try construct(entry, request, root: request.start, identity: entry.serial)
+        }
+        if let shared = sharedGraphInstance(of: entry, for: request) { return shared }
+        let value = try construct(entry, request, root: request.start, identity: entry.serial)
+        keepGraphInstance(value, of: entry, for: request)
+        return value
+    }
+
+    /// A cached lifetime's instance: the published one, the one another resolve is building
+    /// (once it is built), or a new one this resolve builds and publishes when it ends.
+    @inline(never)
+    func cachedLifetimeInstance<T>(of entry: Entry<T>, for request: Request) throws -> T {
+        let (slot, root) = try cacheLocation(of: entry, for: request)
+        if let published = slot.published() { return published }
+        // Checked: what a slot of `T` holds is a `T`.
+        if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
+        let value: T
+        do {
+            value = try construct(entry, request, root: root)
+        } catch {
+            BuildCoordinator.shared.abandon(slot, by: self)
+            throw error
+        }
+        keepBuilt(value, of: entry, in: slot)
+        return value
     }
 
     /// The slot a cached lifetime's instance lives in for `request`, and the container its

@@ -149,6 +149,18 @@ extension ResolutionContext {
             guard let owner = entry.owner else { return try ifMissing(key) }
             return try withExtendedLifetime(owner) { try produce(entry, request, as: T.self) }
         }
+        return try resolveUnregistered(
+            key, as: T.self, from: start, arguments: arguments, scope: scope, ifMissing: ifMissing)
+    }
+
+    /// `resolve` when nothing is registered for `key` itself: `Optional<Wrapped>` resolves
+    /// `Wrapped`, `Provider<T>` and `Lazy<T>` resolve `T` later; else `ifMissing`. Kept out of
+    /// `resolve`, whose every call would otherwise pay the metadata of the `T?` made here.
+    @inline(never)
+    private func resolveUnregistered<T>(
+        _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?, scope: ResolutionScope?,
+        ifMissing: (Key) throws -> T
+    ) throws -> T {
         // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
         if let optional = T.self as? any OptionalResolvable.Type {
             let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)

@@ -1,0 +1,104 @@
+import ScopeGraph
+import Testing
+
+/// `resolveAsync` of a `unique` or `graph` registration with a synchronous factory runs the
+/// synchronous resolve (no async frames). These tests pin that it behaves exactly as the async
+/// path does: blocks, `graph` sharing, the errors of what it reaches, and joining the resolve
+/// of an async factory that asks.
+@Suite struct ResolveAsyncShortcutTests {
+    final class Config: Sendable {}
+    final class Store: Sendable {}
+    final class Node: Sendable {}
+    final class Pair: Sendable {
+        let left: Node
+        let right: Node
+        init(_ left: Node, _ right: Node) {
+            self.left = left
+            self.right = right
+        }
+    }
+    final class Handler: @unchecked Sendable {
+        // @unchecked: `config` is set once, by an onResolved block, before the resolve returns.
+        var config: Config?
+    }
+    @MainActor final class Screen {}
+
+    @Test func aSynchronousTransientIsNewEachTimeAndItsBlocksRunBeforeItIsReturned() async throws {
+        let container = Container(name: "app")
+        container.register(Config.self, lifetime: .singleton) { _ in Config() }
+        container.register(Handler.self, lifetime: .unique) { _ in Handler() }
+            .onResolved { r, handler in handler.config = try r.resolve() }
+
+        let first = try await container.resolveAsync(Handler.self)
+        let second = try await container.resolveAsync(Handler.self)
+
+        #expect(first !== second)
+        #expect(first.config != nil && first.config === second.config)
+    }
+
+    @Test func aGraphRegistrationSharesItsGraphInstancesWithinTheResolve() async throws {
+        let container = Container(name: "app")
+        container.register(Node.self, lifetime: .graph) { _ in Node() }
+        container.register(Pair.self, lifetime: .graph) { r in Pair(try r.resolve(), try r.resolve()) }
+
+        let first = try await container.resolveAsync(Pair.self)
+        let second = try await container.resolveAsync(Pair.self)
+
+        #expect(first.left === first.right)
+        #expect(first.left !== second.left)
+    }
+
+    @Test func aSynchronousFactoryReachingAnUnbuiltAsyncSingletonThrowsRequiresAsyncUntilItIsBuilt() async throws {
+        let container = Container(name: "app")
+        container.register(Store.self, lifetime: .singleton) { _ in
+            await Task.yield()
+            return Store()
+        }
+        container.register(Pair.self, lifetime: .unique) { r in
+            _ = try r.resolve(Store.self)
+            return Pair(Node(), Node())
+        }
+
+        let before = await Result { try await container.resolveAsync(Pair.self) }
+        #expect(outcomeName(before) == "requiresAsync")
+
+        _ = try await container.resolveAsync(Store.self)
+        let after = await Result { try await container.resolveAsync(Pair.self) }
+        #expect(outcomeName(after) == "value")
+    }
+
+    @Test func aSynchronousFactoryReachingAMainActorFactoryOffTheMainActorThrowsRequiresMainActor() async throws {
+        let container = Container(name: "app")
+        container.register(Screen.self, lifetime: .unique) { @MainActor _ in Screen() }
+        container.register(Node.self, lifetime: .unique) { r in
+            _ = try r.resolve(Screen.self)
+            return Node()
+        }
+
+        let outcome = try await withAsyncWatchdog {
+            await Task.detached { outcomeName(await Result { try await container.resolveAsync(Node.self) }) }.value
+        }
+
+        #expect(outcome == "requiresMainActor")
+    }
+
+    @Test func insideAnAsyncFactoryItJoinsThatFactorysResolve() async throws {
+        let container = Container(name: "app")
+        // Store (async) -> Node (synchronous, unique) -> Store: a constructor cycle, which only
+        // the resolve that is building Store can see.
+        container.register(Store.self, lifetime: .singleton) { _ in
+            _ = try await container.resolveAsync(Node.self)
+            return Store()
+        }
+        container.register(Node.self, lifetime: .unique) { r in
+            _ = try r.resolve(Store.self)
+            return Node()
+        }
+
+        let outcome = try await withAsyncWatchdog {
+            outcomeName(await Result { try await container.resolveAsync(Store.self) })
+        }
+
+        #expect(outcome == "circularDependency")
+    }
+}
