@@ -3,12 +3,12 @@ import Testing
 @testable import ScopeGraph
 
 /// `SmallMap` (the `graph` instances of a resolve, the `perContainer` slots of a container)
-/// against a reference model, through the inline first entry, the array and the index.
+/// against a reference model, through the arrays and the index.
 @Suite struct SmallMapTests {
     @Test(arguments: [1, 2, 3, 17, 40])
     func randomOperationsAgreeWithAModel(keySpace: Int) {
         var generator = Reliability.SplitMix64(seed: UInt64(keySpace))
-        var map = SmallMap<Int, Int>()
+        let map = SmallMap<Int, Int>()
         var model: [(key: Int, value: Int)] = []
         for step in 0..<4_000 {
             let key = Int(generator.next() % UInt64(keySpace))

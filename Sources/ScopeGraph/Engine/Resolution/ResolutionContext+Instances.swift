@@ -93,8 +93,10 @@ extension ResolutionContext {
         if position == nil, stack.count == blockFrameDepth {
             position = graph.firstPosition { $0.entry == entry.serial }
         }
+        guard let position else { return nil }
         // Checked: the graph holds, for this registration, only instances of its `T`.
-        return position.map { graph.value(at: $0) as! T }
+        let value = graph.value(at: position) as! T
+        return value
     }
 
     /// Keeps a new `graph` instance for the rest of this resolve.

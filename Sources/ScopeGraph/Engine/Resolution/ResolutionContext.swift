@@ -23,7 +23,7 @@ final class ResolutionContext: @unchecked Sendable {
     // Owned by the resolving thread.
     @exclusivity(unchecked) var stack: [Frame] = []
     /// The `graph` instances this resolve holds, by registration and starting container.
-    @exclusivity(unchecked) var graph = SmallMap<GraphKey, Any>()
+    let graph = SmallMap<GraphKey, Any>()
     @exclusivity(unchecked) var pending: [PendingBlocks] = []
     /// Set once this context has taken part in cross-thread coordination: other threads may
     /// then reference it, so it is not reused.

@@ -1,100 +1,80 @@
 /// A map for the few entries a resolve usually holds: its `graph` instances.
 ///
-/// The first entry lives inline, so a map of one (a request scope's one request-scoped
-/// service) allocates nothing; the others live in one array. Both are searched linearly from
-/// the most recent (no hashing); past `indexThreshold` entries a dictionary indexes them, so a
-/// large map stays fast. Removing keeps the order of the others. Position 0 is the inline
-/// entry, position `n` is `rest[n - 1]`.
-struct SmallMap<Key: Hashable, Value> {
-    private struct Item {
-        let key: Key
-        var value: Value
-    }
-
-    private var head: Item?
-    /// Whether `head` is set, kept apart so that checking for an empty map copies no `Item`
-    /// (generic code checks an optional struct through its value witnesses).
-    private var hasHead = false
-    private var rest: [Item] = []
-    private var index = [Key: Int]()
+/// Keys and values live in two arrays, in the order the keys were added, and are searched
+/// linearly from the most recent (no hashing); past `indexThreshold` entries a dictionary
+/// indexes them, so a large map stays fast. Removing keeps the order of the others; clearing
+/// keeps the arrays' storage, so a context reused by its thread allocates nothing for its next
+/// resolve. A class, so that a lookup reads the keys where they are: a struct stored in the
+/// context would be copied out of it (and every value retained) at each call.
+final class SmallMap<Key: Hashable, Value> {
+    // Unchecked exclusivity: a map belongs to one resolve, used by one thread at a time, and
+    // no method here overlaps two accesses to one field; the dynamic checks would cost on
+    // every `graph` lookup. ThreadSanitizer checks the confinement in CI.
+    @exclusivity(unchecked) private var keys: [Key] = []
+    @exclusivity(unchecked) private var values: [Value] = []
+    @exclusivity(unchecked) private var index = [Key: Int]()
     private var indexThreshold: Int { 16 }
 
-    var isEmpty: Bool { !hasHead }
+    var isEmpty: Bool { keys.isEmpty }
 
     /// Every value, in the order the keys were added.
-    var allValues: [Value] {
-        guard let head else { return [] }
-        return [head.value] + rest.map { $0.value }
-    }
+    var allValues: [Value] { values }
 
     /// Where the value of `key` is, if there is one.
     func position(of key: Key) -> Int? {
-        guard let head else { return nil }
-        if rest.count >= indexThreshold { return index[key] }
-        var position = rest.count - 1
+        if keys.count > indexThreshold { return index[key] }
+        var position = keys.count - 1
         while position >= 0 {
-            if rest[position].key == key { return position + 1 }
+            if keys[position] == key { return position }
             position -= 1
         }
-        return head.key == key ? 0 : nil
+        return nil
     }
 
     /// The position of the oldest item whose key satisfies `predicate` (a linear scan).
     func firstPosition(where predicate: (Key) -> Bool) -> Int? {
-        guard let head else { return nil }
-        if predicate(head.key) { return 0 }
-        return rest.firstIndex { predicate($0.key) }.map { $0 + 1 }
+        keys.firstIndex(where: predicate)
     }
 
     /// The value at `position` (from `position(of:)`).
-    func value(at position: Int) -> Value { position == 0 ? head!.value : rest[position - 1].value }
+    func value(at position: Int) -> Value { values[position] }
 
-    subscript(key: Key) -> Value? { position(of: key).map { value(at: $0) } }
+    subscript(key: Key) -> Value? { position(of: key).map { values[$0] } }
 
     /// Sets the value of `key`, replacing an earlier one.
-    mutating func set(_ value: Value, for key: Key) {
+    func set(_ value: Value, for key: Key) {
         if let existing = position(of: key) {
-            if existing == 0 { head!.value = value } else { rest[existing - 1].value = value }
+            values[existing] = value
             return
         }
-        guard hasHead else {
-            head = Item(key: key, value: value)
-            hasHead = true
-            return
-        }
-        rest.append(Item(key: key, value: value))
-        if rest.count >= indexThreshold {
-            if index.isEmpty { reindex() } else { index[key] = rest.count }
+        keys.append(key)
+        values.append(value)
+        if keys.count > indexThreshold {
+            if index.isEmpty { reindex() } else { index[key] = keys.count - 1 }
         }
     }
 
     /// Removes the value of `key` and returns it, if there is one.
-    mutating func remove(_ key: Key) -> Value? {
+    func remove(_ key: Key) -> Value? {
         guard let position = position(of: key) else { return nil }
-        let value: Value
-        if position == 0 {
-            value = head!.value
-            head = rest.isEmpty ? nil : rest.removeFirst()
-            hasHead = head != nil
-        } else {
-            value = rest.remove(at: position - 1).value
-        }
+        keys.remove(at: position)
+        let value = values.remove(at: position)
         if !index.isEmpty { reindex() }
         return value
     }
 
-    /// Removes everything, keeping the array's storage for reuse.
-    mutating func removeAll() {
-        head = nil
-        hasHead = false
-        if !rest.isEmpty { rest.removeAll(keepingCapacity: true) }
+    /// Removes everything, keeping the arrays' storage for reuse.
+    func removeAll() {
+        if !keys.isEmpty {
+            keys.removeAll(keepingCapacity: true)
+            values.removeAll(keepingCapacity: true)
+        }
         if !index.isEmpty { index.removeAll() }
     }
 
-    private mutating func reindex() {
+    private func reindex() {
         index.removeAll(keepingCapacity: true)
-        guard rest.count >= indexThreshold, let head else { return }
-        index[head.key] = 0
-        for (offset, item) in rest.enumerated() { index[item.key] = offset + 1 }
+        guard keys.count > indexThreshold else { return }
+        for (offset, key) in keys.enumerated() { index[key] = offset }
     }
 }
