@@ -74,12 +74,14 @@ enum Reclamation {
 /// inside a factory joins it).
 final class ThreadState: @unchecked Sendable {
     // @unchecked: `announced` is atomic; `context` and `spare` are only touched by the thread
-    // the state belongs to.
+    // the state belongs to. Their exclusivity is unchecked for the same reason as the
+    // context's fields: one thread, no overlapping accesses, and the dynamic checks would cost
+    // on every resolve. ThreadSanitizer checks the confinement in CI.
     let announced = Atomic<UInt64>(0)
     /// The resolve in progress on this thread.
-    var context: ResolutionContext?
+    @exclusivity(unchecked) var context: ResolutionContext?
     /// A finished context that no other thread can reach, kept for the next top-level resolve.
-    var spare: ResolutionContext?
+    @exclusivity(unchecked) var spare: ResolutionContext?
 
     /// The current thread's state, made on first use and freed when the thread exits.
     static var current: ThreadState { currentUnmanaged.takeUnretainedValue() }
