@@ -225,4 +225,47 @@ import Testing
         #expect(rebuilt[0] === rebuilt[1])
         #expect(runs.value == 2)
     }
+
+    final class Part: Sendable {}
+    final class Whole: Sendable {}
+
+    /// A build discarded because another build of its resolve failed is not a failure of its
+    /// own: a resolve that was waiting for it (and asked for nothing else) builds it again and
+    /// gets an instance, instead of the other factory's error.
+    @Test func aWaiterForABuildDiscardedByItsResolvesFailureBuildsItAgain() async throws {
+        let container = Container(name: "root")
+        let partRuns = Counter()
+        let partStarted = AsyncLatch()
+        let gate = AsyncLatch()
+        container.register(Part.self, lifetime: .singleton) { _ in
+            let run = partRuns.increment()
+            if run == 1 {
+                partStarted.open()
+                await gate.wait()
+            }
+            return Part()
+        }
+        container.register(Whole.self, lifetime: .singleton) { r in
+            _ = try await r.resolveAsync(Part.self)
+            throw Boom("whole")
+        }
+        defer { gate.open() }
+        let whole = Task { await Result { try await container.resolveAsync(Whole.self) } }
+        guard try await withAsyncWatchdog(seconds: 10, { await partStarted.wait() }) != nil else { return }
+        let asked = Counter()
+        let part = Task {
+            asked.increment()
+            return await Result { try await container.resolveAsync(Part.self) }
+        }
+        await waitUntil { asked.value == 1 }
+        await letTasksSettle()
+        gate.open()
+        let outcomes = try await withAsyncWatchdog(seconds: 10) {
+            [await whole.value.map { _ in () }, await part.value.map { _ in () }]
+        }
+        guard let outcomes else { return }
+        #expect(outcomes[0].resolutionError?.kind.underlyingError as? Boom == Boom("whole"))
+        #expect(outcomeName(outcomes[1]) == "value", "the waiter got \(outcomeName(outcomes[1]))")
+        #expect(partRuns.value == 2, "the discarded Part was built again for the waiter")
+    }
 }

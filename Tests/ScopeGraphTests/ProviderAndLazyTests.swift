@@ -1,5 +1,4 @@
 import ScopeGraph
-import Synchronization
 import Testing
 
 private final class Session: Sendable {
@@ -236,7 +235,7 @@ private final class Assembly: @unchecked Sendable {
         let container = Container(name: "app")
         container.register(Exporter.self, lifetime: .unique) { _ in Exporter(name: "pdf") }
         let lazy = try container.resolve(Lazy<Exporter>.self)
-        let seen = Mutex<[ObjectIdentifier]>([])
+        let seen = Guarded<[ObjectIdentifier]>([])
         let finished = runOnThreads(8, timeout: 20) { _ in
             for _ in 0..<200 {
                 let value = try! lazy.value
@@ -244,6 +243,6 @@ private final class Assembly: @unchecked Sendable {
             }
         }
         #expect(finished)
-        #expect(Set(seen.withLock { $0 }).count == 1)
+        #expect(Set(seen.current).count == 1)
     }
 }

@@ -16,7 +16,7 @@ extension BuildCoordinator {
     /// `CancellationError` if the calling task is cancelled meanwhile (the build goes on).
     func acquireAsync(_ slot: AnySlot, for context: ResolutionContext, key: Key) async throws -> Any? {
         context.usedCoordinator = true
-        let waiter = withLock { _ in makeWaiter() }
+        let waiter = makeWaiter()
         // The resolve whose build this one waited for last: if that build fails, its error.
         var waitedOn: ResolutionContext?
         while true {
@@ -35,7 +35,7 @@ extension BuildCoordinator {
                         }
                         startWaiting(context, on: owner, for: slot, key: key)
                         waitedOn = owner
-                        suspended[waiter.id] = continuation
+                        suspended[waiter.id] = SuspendedWait(context: context, continuation: continuation)
                     }
                 }
             } onCancel: {
@@ -54,29 +54,34 @@ extension BuildCoordinator {
     /// `finish` for an async resolve: suspends while the group's other members have not
     /// finished. Not cancellable: the resolve's instances are published or released first.
     func finishAsync(_ context: ResolutionContext) async throws {
-        withLock { _ in begin(finishing: context) }
-        let waiter = withLock { _ in makeWaiter() }
+        // The first step is taken without suspending: a resolve alone in its group (one that
+        // only read or built instances) finishes in one lock.
+        var step: FinishStep? = withLock { graveyard in
+            begin(finishing: context)
+            return finishStepRetiring(context, into: &graveyard)
+        }
+        var waiter: Waiter?
         while true {
-            var step: FinishStep?
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                withLock { graveyard in
-                    let next = finishStep(context, into: &graveyard)
-                    guard case .wait = next else {
-                        step = next
-                        continuation.resume()
-                        return
+            if step == nil {
+                let current = waiter ?? makeWaiter()
+                waiter = current
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    withLock { graveyard in
+                        step = finishStepRetiring(context, into: &graveyard)
+                        if step == nil {
+                            suspended[current.id] = SuspendedWait(context: context, continuation: continuation)
+                        } else {
+                            continuation.resume()
+                        }
                     }
-                    suspended[waiter.id] = continuation
                 }
             }
             switch step {
             case nil:
                 continue  // woken: decide again
             case .done:
-                withLock { graveyard in retire(context, into: &graveyard) }
                 return
             case .failed(let error):
-                withLock { graveyard in retire(context, into: &graveyard) }
                 throw error
             case .runBlocks(var work):
                 let failure = runBlocks(&work, of: context)
@@ -85,10 +90,23 @@ extension BuildCoordinator {
                     withLock { graveyard in retire(context, into: &graveyard) }
                     throw failure
                 }
+                step = nil
             case .wait:
                 preconditionFailure("ScopeGraph: a finishing resolve woke without a step")
             }
         }
+    }
+
+    /// `finishStep`, retiring `context` when the step ends its resolve; `nil` for `.wait`.
+    /// Call with the lock held.
+    private func finishStepRetiring(_ context: ResolutionContext, into graveyard: inout [AnyObject]) -> FinishStep? {
+        let step = finishStep(context, into: &graveyard)
+        switch step {
+        case .wait: return nil
+        case .done, .failed: retire(context, into: &graveyard)
+        case .runBlocks: break
+        }
+        return step
     }
 
     /// Makes `builder` the owner of `slot`, which `requester` owns: the factory runs in
@@ -134,17 +152,16 @@ extension BuildCoordinator {
         }
     }
 
-    /// A new waiter. Call with the lock held.
+    /// A new waiter, with an identity no other waiter has.
     private func makeWaiter() -> Waiter {
-        nextWaiter += 1
-        return Waiter(id: nextWaiter)
+        Waiter(id: waiterSerials.add(1, ordering: .relaxed).newValue)
     }
 
     /// Ends `waiter`'s wait because its task was cancelled.
     private func cancel(_ waiter: Waiter) {
         withLock { _ in
             waiter.isCancelled = true
-            suspended.removeValue(forKey: waiter.id)?.resume()
+            suspended.removeValue(forKey: waiter.id)?.continuation.resume()
         }
     }
 }

@@ -44,14 +44,15 @@ extension BuildCoordinator {
     }
 
     /// Gives up the slots `context` was building; the instances they held go to `graveyard`.
-    /// An async resolve leaves its error in the slots, for the resolves that waited for it.
-    func release(_ context: ResolutionContext, into graveyard: inout [AnyObject]) {
+    /// An async resolve that failed itself leaves its error in the slots, for the resolves
+    /// that waited for it (`keepingError`); otherwise the slots become free.
+    func release(_ context: ResolutionContext, keepingError: Bool = true, into graveyard: inout [AnyObject]) {
         for slot in context.ownedSlots where slot.build.builder === context {
             if let built = slot.build.built {
                 graveyard.append(built.box)
                 if let object = built.object { graveyard.append(object) }
             }
-            if context.isAsync, let error = context.group?.error {
+            if keepingError, context.isAsync, let error = context.group?.error {
                 slot.build = .failed(context, error)
             } else {
                 slot.build = .idle

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Coordinates the building of cached instances across threads.
 ///
 /// Reading a published instance never comes here. A resolve that finds a slot empty takes it
@@ -13,13 +15,14 @@
 /// block ever runs under it, and what the lock protected is released after unlocking (a
 /// deinit may resolve).
 final class BuildCoordinator: @unchecked Sendable {
-    // @unchecked: `suspended` and `nextWaiter` are only touched with `lock` held.
+    // @unchecked: `suspended` is only touched with `lock` held; `waiterSerials` is atomic.
     static let shared = BuildCoordinator()
 
     let lock = ConditionLock()
     /// Tasks waiting (suspended) for a change, by waiter: woken by `wakeAll`.
-    @exclusivity(unchecked) var suspended: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    @exclusivity(unchecked) var nextWaiter: UInt64 = 0
+    @exclusivity(unchecked) var suspended: [UInt64: SuspendedWait] = [:]
+    /// The source of waiter identities (`Waiter.id`), taken without the lock.
+    let waiterSerials = Atomic<UInt64>(0)
 
     /// Returns the instance to use, or `nil` when the caller now owns `slot` and must build it.
     func acquire(_ slot: AnySlot, for context: ResolutionContext, key: Key) throws -> Any? {
@@ -91,7 +94,9 @@ final class BuildCoordinator: @unchecked Sendable {
         withLock { _ in
             assert(slot.build.builder === context, "ScopeGraph: a slot built by a resolve that did not own it")
             slot.build = .built(context, built)
-            wakeAll()
+            // Only members of the builder's group may read an instance that is built but not
+            // published; every other waiter's decision is unchanged until it is published.
+            wakeMembers(of: context.group)
         }
     }
 
@@ -181,8 +186,11 @@ final class BuildCoordinator: @unchecked Sendable {
     /// The state machine of a finishing resolve. Call with the lock held.
     func finishStep(_ context: ResolutionContext, into graveyard: inout [AnyObject]) -> FinishStep {
         if let error = context.group.error {
-            release(context, into: &graveyard)
-            wakeAll()  // waiters on the released slots build them themselves (or get the error)
+            // Another member failed; this one's builds succeeded and are discarded. Their
+            // slots become free, so that resolves waiting for them build them again instead of
+            // taking that member's error for the failure of a build they never asked for.
+            release(context, keepingError: false, into: &graveyard)
+            wakeAll()  // waiters on the released slots build them themselves
             return .failed(error)
         }
         if context.group.published { return .done }
@@ -257,9 +265,27 @@ final class BuildCoordinator: @unchecked Sendable {
     func wakeAll() {
         lock.broadcast()
         guard !suspended.isEmpty else { return }
-        let woken = suspended.values
+        let woken = suspended.values.map(\.continuation)
         suspended = [:]
         for continuation in woken { continuation.resume() }
+    }
+
+    /// Wakes the threads waiting (they decide again) and the suspended tasks whose resolve is
+    /// a member of `group`. Call with the lock held.
+    func wakeMembers(of group: ResolutionGroup?) {
+        lock.broadcast()
+        guard let group, !suspended.isEmpty else { return }
+        let woken = suspended.filter { $0.value.context.group === group }
+        for (id, wait) in woken {
+            suspended[id] = nil
+            wait.continuation.resume()
+        }
+    }
+
+    /// A task suspended until the coordinator's state changes, and the resolve it runs.
+    struct SuspendedWait {
+        let context: ResolutionContext
+        let continuation: CheckedContinuation<Void, Never>
     }
 
     /// The error for a synchronous resolve that would wait for `running`, an async resolve in
