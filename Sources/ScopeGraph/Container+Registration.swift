@@ -84,12 +84,18 @@ extension Container: RegistrationStore {
     /// (checked under the lock, before anything changes) is false, stores nothing.
     func store(_ registered: Registered, under key: Key, if condition: ((inout State) -> Bool)? = nil) {
         let entry = registered.entry
+        // What this container's lookups forgot, under the same lock: released after it.
+        var forgotten: (next: [Container], snapshot: MemoSnapshot?, records: [Key: MemoRecord]) = ([], nil, [:])
         let outcome = withState { state -> StoreOutcome in
             if let condition, !condition(&state) { return .unchanged }
             guard let old = state.registrations.updateValue(registered, forKey: key)?.entry, old !== entry else {
+                forgotten = forgetLookups(&state)
                 return .added
             }
-            guard old.key == key else { return .tookOverForward(from: old) }
+            guard old.key == key else {
+                forgotten = forgetLookups(&state)
+                return .tookOverForward(from: old)
+            }
             // Last wins: the replaced registration goes entirely, its forwarded keys too.
             for forward in old.forwards where state.registrations[forward]?.entry === old {
                 state.registrations[forward] = nil
@@ -100,11 +106,11 @@ extension Container: RegistrationStore {
         case .unchanged:
             return
         case .added:
-            invalidateLookups()
+            invalidateLookups(of: forgotten.next)
         case .replaced(let old):
             release([old])
         case .tookOverForward(let old):
-            invalidateLookups()
+            invalidateLookups(of: forgotten.next)
             // A registration that forwarded this key no longer answers for it: it stops listing it.
             old.removeForward(key)
         }

@@ -3,8 +3,20 @@ extension Container {
     /// descendants, and containers that collaborate with it, transitively), forget their
     /// memoized lookups. Follows every change of registrations or links.
     func invalidateLookups() {
+        // The old snapshot and the forgotten records are released after the lock (see below).
+        let (next, _, _) = withState { state in forgetLookups(&state) }
+        invalidateLookups(of: next)
+    }
+
+    /// `invalidateLookups` for the containers `next` (and theirs, transitively) that this
+    /// container's `forgetLookups` returned: a registration forgets this container's lookups
+    /// under the lock it stores with, and a container nobody looks through (the usual case)
+    /// has nothing more to do.
+    func invalidateLookups(of next: [Container]) {
+        guard !next.isEmpty else { return }
         var seen: Set<UInt64> = [serial]
-        var pending: [Container] = [self]
+        var pending: [Container] = []
+        for other in next where seen.insert(other.serial).inserted { pending.append(other) }
         while let container = pending.popLast() {
             // The old snapshot and the forgotten records (which may hold the last reference to a
             // registration removed elsewhere) are released when the statement ends, after the lock.
@@ -16,7 +28,7 @@ extension Container {
     /// Forgets this container's memoized and pending lookups. Call with the lock held; returns
     /// the containers to tell next, the old snapshot and the pending records, to release after
     /// unlocking.
-    private func forgetLookups(_ state: inout State) -> ([Container], MemoSnapshot?, [Key: MemoRecord]) {
+    func forgetLookups(_ state: inout State) -> ([Container], MemoSnapshot?, [Key: MemoRecord]) {
         let pending = state.pendingLookups
         if !pending.isEmpty { state.pendingLookups = [:] }
         state.memoCount = 0
