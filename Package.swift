@@ -19,8 +19,11 @@ let package = Package(
         .executableTarget(name: "scopegraph-demo", dependencies: ["ScopeGraph"]),
         .executableTarget(name: "scopegraph-bench", dependencies: ["ScopeGraph", "ScopeGraphTesting"]),
         .executableTarget(name: "scopegraph-server", dependencies: ["ScopeGraph"]),
-        .testTarget(name: "ScopeGraphTests", dependencies: ["ScopeGraph"]),
-        .testTarget(name: "ScopeGraphTestingTests", dependencies: ["ScopeGraph", "ScopeGraphTesting"]),
+        // What the test targets share: how long their watchdogs wait.
+        .target(name: "WatchdogSupport", path: "Tests/WatchdogSupport"),
+        .testTarget(name: "ScopeGraphTests", dependencies: ["ScopeGraph", "WatchdogSupport"]),
+        .testTarget(
+            name: "ScopeGraphTestingTests", dependencies: ["ScopeGraph", "ScopeGraphTesting", "WatchdogSupport"]),
         // An app-like module with default main-actor isolation, as new Xcode app targets have
         // (SwiftPM's `.defaultIsolation` setting needs tools-version 6.2; the compiler flag
         // does the same here).

@@ -1,6 +1,7 @@
 import Dispatch
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 // Shared test doubles. Every test builds its own containers from these; nothing here is mutable
 // global state.
@@ -75,7 +76,7 @@ struct ProfileFixture {
 
 struct Boom: Error {}
 
-/// Waits for `work`, running in a new task, for at most `seconds` from when it starts (and
+/// Waits for `work`, running in a new task, for at most `seconds` (times `watchdogScale`) from when it starts (and
 /// `10 × seconds` in all); records an issue and returns `nil` if it has not finished by then
 /// (the watchdog of concurrency tests). No thread blocks
 /// while waiting: a timer resumes the wait if the work does not.
@@ -98,16 +99,16 @@ func withWatchdog<R: Sendable>(
                 // The clock starts when the work does: other suites' synchronous tests may hold
                 // every thread of the cooperative pool for a while before it starts (under
                 // ThreadSanitizer on 2 cores, for tens of seconds), which is no hang of this work.
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish(nil) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds * watchdogScale) { finish(nil) }
                 do { finish(.success(try await work())) } catch { finish(.failure(error)) }
             }
         }
         // A work that never starts at all (a pool blocked for good) still fails, later.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10 * seconds) { finish(nil) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10 * seconds * watchdogScale) { finish(nil) }
     }
     guard let outcome else {
         task.withLock { $0?.cancel() }
-        Issue.record("timed out after \(seconds) s", sourceLocation: sourceLocation)
+        Issue.record("timed out after \(seconds * watchdogScale) s", sourceLocation: sourceLocation)
         return nil
     }
     return try outcome.get()

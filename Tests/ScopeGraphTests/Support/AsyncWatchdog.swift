@@ -1,7 +1,8 @@
 import Dispatch
 import Testing
+import WatchdogSupport
 
-/// Waits for `work`, running in a new task, for at most `seconds` from when it starts (and
+/// Waits for `work`, running in a new task, for at most `seconds` (times `watchdogScale`) from when it starts (and
 /// `10 × seconds` in all); records an issue and returns `nil` if it has not finished by then
 /// (the watchdog of async concurrency tests). No thread blocks while waiting: a timer resumes
 /// the wait if the work does not. The same behaviour as `withWatchdog(seconds:_:)` of
@@ -25,16 +26,16 @@ func withAsyncWatchdog<R: Sendable>(
                 // The clock starts when the work does: other suites' synchronous tests may hold
                 // every thread of the cooperative pool for a while before it starts, which is no
                 // hang of this work.
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { finish(nil) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + seconds * watchdogScale) { finish(nil) }
                 do { finish(.success(try await work())) } catch { finish(.failure(error)) }
             }
         }
         // A work that never starts at all (a pool blocked for good) still fails, later.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10 * seconds) { finish(nil) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 10 * seconds * watchdogScale) { finish(nil) }
     }
     guard let outcome else {
         task.withLock { $0?.cancel() }
-        Issue.record("timed out after \(seconds) s", sourceLocation: sourceLocation)
+        Issue.record("timed out after \(seconds * watchdogScale) s", sourceLocation: sourceLocation)
         return nil
     }
     return try outcome.get()
