@@ -86,7 +86,8 @@ import Testing
         let container = Container(name: "app")
         // Store (async) -> Node (synchronous, unique) -> Store: a constructor cycle, which only
         // the resolve that is building Store can see.
-        container.register(Store.self, lifetime: .singleton) { _ in
+        // Unowned: the container keeps this factory, which must not keep the container.
+        container.register(Store.self, lifetime: .singleton) { [unowned container] _ in
             _ = try await container.resolveAsync(Node.self)
             return Store()
         }
