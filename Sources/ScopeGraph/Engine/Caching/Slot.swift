@@ -11,8 +11,9 @@ import Synchronization
 @usableFromInline
 class AnySlot: @unchecked Sendable {
     // @unchecked: `build` is only touched with the coordinator's lock held; `box` is atomic
-    // and its boxes immutable (a weak box's reference is thread-safe).
-    var build = SlotBuildState.idle
+    // and its boxes immutable (a weak box's reference is thread-safe). The lock also makes
+    // every access to `build` exclusive, so its dynamic exclusivity check is off.
+    @exclusivity(unchecked) var build = SlotBuildState.idle
     /// A `weakSingleton` slot: its published box does not keep the instance alive.
     @usableFromInline let isWeak: Bool
     /// The published box (retained, as bits; 0 for none): a `StrongBox<T>`, or a `WeakBox`

@@ -105,12 +105,12 @@ final class ResolutionContext: @unchecked Sendable {
 
 /// A group of resolves that share a cycle across threads: they read each other's built but
 /// unpublished instances, publish together, and fail together. Only touched with the
-/// coordinator's lock held.
+/// coordinator's lock held, which makes every access exclusive (so the dynamic checks are off).
 final class ResolutionGroup {
-    var members: [ResolutionContext]
-    var error: (any Error)?
-    var published = false
+    @exclusivity(unchecked) var members: [ResolutionContext]
+    @exclusivity(unchecked) var error: (any Error)?
+    @exclusivity(unchecked) var published = false
     /// How many members' threads are running blocks of this group.
-    var runningBlocks = 0
+    @exclusivity(unchecked) var runningBlocks = 0
     init(_ member: ResolutionContext) { members = [member] }
 }

@@ -15,9 +15,11 @@ import Darwin
 /// as swift-nio's `NIOLock` does.
 package final class Locked<Value>: @unchecked Sendable {
     // @unchecked: `value` is only reachable inside `withLock`, with the mutex held; the mutex
-    // lives at a fixed heap address and is only used through pthread calls.
+    // lives at a fixed heap address and is only used through pthread calls. The mutex makes
+    // every access to `value` exclusive (a nested `withLock` would deadlock before it could
+    // overlap), so the dynamic exclusivity check, paid on every lock, is off.
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) {
         self.value = value
