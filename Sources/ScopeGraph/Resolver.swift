@@ -76,10 +76,12 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     }
 }
 
-/// Runtime arguments of one resolve, packed as a tuple.
-package struct Arguments: @unchecked Sendable {
-    // @unchecked: the tuple is created by the resolving thread and only read by the factory it
-    // calls, on that same thread.
+/// Runtime arguments of one resolve, packed as a tuple. A class, so that the many copies of a
+/// request's `Arguments?` (most often `nil`) are a pointer each, not an existential copied
+/// through value witnesses.
+package final class Arguments: @unchecked Sendable {
+    // @unchecked: the tuple is immutable; it is created by the resolving thread and read by the
+    // factory it calls.
     package let tuple: Any
 
     package init<each A>(_ values: repeat each A) { tuple = (repeat each values) }
