@@ -19,8 +19,8 @@ let package = Package(
         .executableTarget(name: "scopegraph-demo", dependencies: ["ScopeGraph"]),
         .executableTarget(name: "scopegraph-bench", dependencies: ["ScopeGraph", "ScopeGraphTesting"]),
         .executableTarget(name: "scopegraph-server", dependencies: ["ScopeGraph"]),
-        // What the test targets share: how long their watchdogs wait.
-        .target(name: "WatchdogSupport", path: "Tests/WatchdogSupport"),
+        // What the test targets share: the async watchdog and how long it waits.
+        .target(name: "WatchdogSupport", dependencies: ["ScopeGraph"], path: "Tests/WatchdogSupport"),
         .testTarget(name: "ScopeGraphTests", dependencies: ["ScopeGraph", "WatchdogSupport"]),
         .testTarget(
             name: "ScopeGraphTestingTests", dependencies: ["ScopeGraph", "ScopeGraphTesting", "WatchdogSupport"]),

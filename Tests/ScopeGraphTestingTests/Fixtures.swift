@@ -1,7 +1,6 @@
 import Dispatch
 import ScopeGraph
 import Testing
-import WatchdogSupport
 
 // Shared test doubles. Every test builds its own containers from these; nothing here is mutable
 // global state.
@@ -75,44 +74,6 @@ struct ProfileFixture {
 }
 
 struct Boom: Error {}
-
-/// Waits for `work`, running in a new task, for at most `seconds` (times `watchdogScale`) from when it starts (and
-/// `10 × seconds` in all); records an issue and returns `nil` if it has not finished by then
-/// (the watchdog of concurrency tests). No thread blocks
-/// while waiting: a timer resumes the wait if the work does not.
-func withWatchdog<R: Sendable>(
-    seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
-    _ work: @escaping @Sendable () async throws -> R
-) async throws -> R? {
-    let waiter = Locked<CheckedContinuation<Result<R, any Error>?, Never>?>(nil)
-    @Sendable func finish(_ outcome: Result<R, any Error>?) {
-        waiter.withLock { waiter in
-            waiter?.resume(returning: outcome)
-            waiter = nil
-        }
-    }
-    let task = Locked<Task<Void, Never>?>(nil)
-    let outcome = await withCheckedContinuation { continuation in
-        waiter.withLock { $0 = continuation }
-        task.withLock {
-            $0 = Task {
-                // The clock starts when the work does: other suites' synchronous tests may hold
-                // every thread of the cooperative pool for a while before it starts (under
-                // ThreadSanitizer on 2 cores, for tens of seconds), which is no hang of this work.
-                DispatchQueue.global().asyncAfter(deadline: .now() + seconds * watchdogScale) { finish(nil) }
-                do { finish(.success(try await work())) } catch { finish(.failure(error)) }
-            }
-        }
-        // A work that never starts at all (a pool blocked for good) still fails, later.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 10 * seconds * watchdogScale) { finish(nil) }
-    }
-    guard let outcome else {
-        task.withLock { $0?.cancel() }
-        Issue.record("timed out after \(seconds * watchdogScale) s", sourceLocation: sourceLocation)
-        return nil
-    }
-    return try outcome.get()
-}
 
 /// Runs `body` on a new thread and waits at most `seconds` for it; `nil` on timeout (recorded).
 func onAnotherThread<R: Sendable>(

@@ -1,6 +1,7 @@
 import ScopeGraph
 import ScopeGraphTesting
 import Testing
+import WatchdogSupport
 
 /// An instance with an identity whose `onShutdown` hooks the suite records.
 private final class Resource: Sendable {
@@ -55,7 +56,7 @@ private struct OperationFailure: Error, Equatable {}
     }
 
     @Test func anAsyncOverrideScopeShutsDownTheInstancesItCachedWhenItEnds() async throws {
-        _ = try await withWatchdog {
+        _ = try await withAsyncWatchdog {
             let log = HookLog()
             let container = Self.container(log: log)
             let containerTop = try container.resolve(Resource.self, tag: "top")
@@ -81,7 +82,7 @@ private struct OperationFailure: Error, Equatable {}
     }
 
     @Test func anOverridesOwnHooksRunWhenTheScopeEnds() async throws {
-        _ = try await withWatchdog {
+        _ = try await withAsyncWatchdog {
             let log = HookLog()
             let container = Self.container(log: log)
 
@@ -99,7 +100,7 @@ private struct OperationFailure: Error, Equatable {}
     }
 
     @Test func theScopesInstancesAreShutDownAndThenFreedWhenItEnds() async throws {
-        _ = try await withWatchdog {
+        _ = try await withAsyncWatchdog {
             let hooks = Tally()
             let container = Container(name: "app")
             container.register(Resource.self, lifetime: .singleton) { _ in Resource("singleton") }
@@ -121,7 +122,7 @@ private struct OperationFailure: Error, Equatable {}
     }
 
     @Test func aHookFailureInAnOverrideScopeIsRecordedAsATestIssue() async throws {
-        _ = try await withWatchdog {
+        _ = try await withAsyncWatchdog {
             let log = HookLog()
             let container = Self.container(log: log)
             let result = Locked<String?>(nil)
@@ -144,7 +145,7 @@ private struct OperationFailure: Error, Equatable {}
     }
 
     @Test func aHookFailureIsRecordedAndTheOperationsOwnErrorIsRethrown() async throws {
-        _ = try await withWatchdog {
+        _ = try await withAsyncWatchdog {
             let log = HookLog()
             let container = Self.container(log: log)
             let caught = Locked<(any Error)?>(nil)
@@ -171,7 +172,7 @@ private struct OperationFailure: Error, Equatable {}
     }
 
     @Test func parallelOverrideScopesEachShutDownTheirOwnInstancesOnce() async throws {
-        _ = try await withWatchdog {
+        _ = try await withAsyncWatchdog {
             let log = HookLog()
             let container = Self.container(log: log)
 
@@ -197,7 +198,7 @@ private struct OperationFailure: Error, Equatable {}
     }
 
     @Test func restoringASnapshotReleasesInstancesWhichAreThenNotShutDown() async throws {
-        _ = try await withWatchdog {
+        _ = try await withAsyncWatchdog {
             let log = HookLog()
             let container = Self.container(log: log)
             let child = container.makeChild(name: "child")

@@ -1,6 +1,7 @@
 import Dispatch
 import ScopeGraphTesting
 import Testing
+import WatchdogSupport
 
 @Suite struct OverrideScopeTests {
     @Test func anOverrideAnswersBeforeTheContainersOwnRegistrationOnlyDuringTheOperation() throws {
@@ -458,7 +459,7 @@ extension OverrideScopeTests {
     @Test func taskGroupChildrenSeeTheOverrideAndADetachedTaskInsideThemDoesNot() async throws {
         let container = Container(name: "c")
         container.register(String.self) { _ in "real" }
-        let seen = try await withWatchdog {
+        let seen = try await withAsyncWatchdog {
             try await container.withOverrides {
                 $0.register(String.self) { _ in "fake" }
             } operation: { () async throws -> [String] in

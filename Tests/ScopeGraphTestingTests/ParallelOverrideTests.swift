@@ -1,6 +1,7 @@
 import Dispatch
 import ScopeGraphTesting
 import Testing
+import WatchdogSupport
 
 @Suite struct ParallelOverrideTests {
     /// What one task saw inside its scope.
@@ -18,7 +19,7 @@ import Testing
         // Every task enters its scope before any resolves, so all 64 scopes are active at once.
         let gate = AsyncGate(count: taskCount)
 
-        let sightings = try await withWatchdog {
+        let sightings = try await withAsyncWatchdog {
             try await withThrowingTaskGroup(of: (Int, Sighting).self) { group in
                 for index in 0..<taskCount {
                     group.addTask {
@@ -68,7 +69,7 @@ import Testing
         let fixture = ProfileFixture(name: "shared")
         let pairs = 32
 
-        let results = try await withWatchdog {
+        let results = try await withAsyncWatchdog {
             try await withThrowingTaskGroup(of: (index: Int, profile: Profile).self) { group in
                 for index in 0..<pairs {
                     group.addTask {

@@ -1,6 +1,7 @@
 import Dispatch
 import ScopeGraphTesting
 import Testing
+import WatchdogSupport
 
 /// One shared container, as an app's composition root would be: the tests below register
 /// fakes on it in their bodies, in parallel, and must never see each other's.
@@ -112,7 +113,7 @@ private enum App {
 
     @Test func childTasksSeeAndMakeTheScopesRegistrations() async throws {
         let fixture = ProfileFixture()
-        let names = try await withWatchdog {
+        let names = try await withAsyncWatchdog {
             try await fixture.container.withTestScope {
                 fixture.container.register((any API).self) { _ in FakeAPI("parent") }
                 let seenByChild = try await Task { try fixture.container.resolve((any API).self).name }.value
@@ -129,7 +130,7 @@ private enum App {
 
     @Test func aDetachedTaskRegistersInTheContainerItself() async throws {
         let fixture = ProfileFixture()
-        let done = try await withWatchdog {
+        let done = try await withAsyncWatchdog {
             try await fixture.container.withTestScope { () async throws in
                 await Task.detached { _ = fixture.container.register(Widget.self) { _ in Widget("detached") } }.value
                 return true
@@ -142,7 +143,7 @@ private enum App {
     @Test func anAsyncScopesCachedInstancesAreShutDownWhenItEnds() async throws {
         let fixture = ProfileFixture()
         let closed = Tally()
-        let name = try await withWatchdog {
+        let name = try await withAsyncWatchdog {
             try await fixture.container.withTestScope {
                 fixture.container.register(Widget.self, lifetime: .singleton) { _ async in Widget("pool") }
                     .onShutdown { _ in closed.increment() }
@@ -159,7 +160,7 @@ private enum App {
         let before = fixture.container.description
         let taskCount = 64
         let gate = AsyncGate(count: taskCount)
-        let seen = try await withWatchdog {
+        let seen = try await withAsyncWatchdog {
             try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
                 for index in 0..<taskCount {
                     group.addTask {

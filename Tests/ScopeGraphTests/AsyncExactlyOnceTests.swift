@@ -1,6 +1,7 @@
 import Foundation
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 /// Exactly once, without blocking threads: any number of tasks awaiting the first build of an
 /// async cached instance get one instance from one factory run; waiters suspend instead of

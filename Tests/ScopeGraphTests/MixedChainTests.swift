@@ -1,6 +1,7 @@
 import Foundation
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 /// The chain the issue requires: a main-actor view model depending on an async database
 /// singleton depending on a synchronous config. It resolves (a) with an async main-actor view

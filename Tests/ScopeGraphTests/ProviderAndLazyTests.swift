@@ -1,5 +1,6 @@
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 private final class Session: Sendable {
     let number: Int

@@ -1,5 +1,6 @@
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 /// `resolveAsync` of a `unique` or `graph` registration with a synchronous factory runs the
 /// synchronous resolve (no async frames). These tests pin that it behaves exactly as the async

@@ -1,6 +1,7 @@
 import Foundation
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 /// Resolves racing with `shutdown()`: each either finishes before it (and what it built is shut
 /// down: its hook ran by the time `shutdown()` returned) or fails with `.containerShutDown`;

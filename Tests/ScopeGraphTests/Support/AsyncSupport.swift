@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import ScopeGraph
+import WatchdogSupport
 
 /// A one-shot latch for async tests: `wait()` suspends (no thread blocks) until `open()`. A
 /// factory waits on one to stay "in progress" for as long as the test needs; the test waits on

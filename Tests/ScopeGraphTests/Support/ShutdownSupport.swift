@@ -1,6 +1,7 @@
 import Foundation
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 /// An instance with an identity, whose `onShutdown` hooks the shutdown suites record.
 final class ShutdownProbe: Sendable {
