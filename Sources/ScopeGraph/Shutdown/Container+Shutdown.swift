@@ -110,7 +110,7 @@ extension Container: ShutdownLogOwner {
             }
         }
         failures += await Self.runHooks(of: records, in: name)
-        finishShutdown(with: failures.isEmpty ? nil : ShutdownError(failures: failures))
+        publishShutdownOutcome(failures.isEmpty ? nil : ShutdownError(failures: failures))
     }
 
     /// Runs the hooks of the instances `records` still cache, in order; the hooks that threw.

@@ -11,10 +11,9 @@ enum ShutdownProgress {
 extension Container {
     /// Starts this container's shutdown if no call did yet; then waits for its outcome.
     ///
-    /// The shutdown runs in a task of its own, so that a caller's cancellation does not reach
-    /// the hooks (a cancelled request's scope must still close its connection). Where the
-    /// platform has `Task.immediate` that task starts on the caller's thread and, when no hook
-    /// suspends, finishes before `shutdown()` returns: a request scope pays no thread hop.
+    /// The shutdown runs in a task of its own (`startOwnTask`), so that a caller's cancellation
+    /// does not reach the hooks (a cancelled request's scope must still close its connection);
+    /// when no hook suspends, it finishes before `shutdown()` returns.
     func runShutdownOnce() async -> ShutdownError? {
         let starts = shutdownProgress.withLock { progress -> Bool in
             guard case .notStarted = progress else { return false }
@@ -23,11 +22,7 @@ extension Container {
         }
         if starts {
             let records = beginShutdown()
-            if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-                Task.immediate { await self.finishShutdown(records) }
-            } else {
-                Task { await self.finishShutdown(records) }
-            }
+            startOwnTask { await self.finishShutdown(records) }
         }
         if case .finished(let outcome) = shutdownProgress.withLock({ $0 }) { return outcome }
         return await withCheckedContinuation { continuation in
@@ -48,7 +43,7 @@ extension Container {
     }
 
     /// Records the shutdown's outcome and resumes every caller waiting for it.
-    func finishShutdown(with outcome: ShutdownError?) {
+    func publishShutdownOutcome(_ outcome: ShutdownError?) {
         let waiters = shutdownProgress.withLock { progress in
             guard case .running(let waiters) = progress else {
                 preconditionFailure("ScopeGraph: a shutdown finished twice")

@@ -175,7 +175,8 @@ extension ResolutionContext {
             builder.isAsync = true
             builder.inheritedPath = pathKeys
             coordinator.handOff(slot, from: self, to: builder)
-            builder.startBuild(entry, in: slot, request, root: root)
+            // Its own task, started at once on this thread (see `startOwnTask`).
+            startOwnTask { await builder.runBuild(entry, in: slot, request, root: root) }
             if let value = try await coordinator.acquireAsync(slot, for: self, key: request.key) { return value as! T }
             // The build's instance was not kept (its registration was removed meanwhile):
             // this requester builds one itself.
@@ -189,18 +190,6 @@ extension ResolutionContext {
         }
         keepBuilt(value, of: entry, in: slot)
         return value
-    }
-
-    /// Starts a handed-off build in a task of its own. Where the platform has
-    /// `Task.immediate`, the task starts on this thread and runs until its factory first
-    /// suspends, so the build begins at once instead of queueing behind the tasks already
-    /// scheduled (a thousand requesters, say); the requester waits for it in any case.
-    private func startBuild<T>(_ entry: Entry<T>, in slot: Slot<T>, _ request: Request, root: Container) {
-        if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
-            Task.immediate { await self.runBuild(entry, in: slot, request, root: root) }
-        } else {
-            Task { await self.runBuild(entry, in: slot, request, root: root) }
-        }
     }
 
     /// A handed-off build: this context's top-level resolve, which builds `slot`'s instance
