@@ -29,15 +29,20 @@ extension Container: Resolving, ResolutionEntryPoint {
         _ type: T.Type = T.self, tag: ServiceTag? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> T {
         if tag == nil, let cached = cachedInstance(of: T.self) { return cached }
-        if let value = try resolveWithoutSuspending(type, tag: tag) { return value }
+        var found: T?
+        if try resolveWithoutSuspending(type, tag: tag, into: { found = $0 }), let found { return found }
         return try await resolveAsyncInContext(type, tag: tag).value
     }
 
-    /// The synchronous shortcut of `resolveAsync` (`ResolutionContext.resolveWithoutSuspending`),
-    /// or `nil` when the request needs the async path.
+    /// The part of `resolveAsync`'s shortcut (`ResolutionContext.shortcut`) that needs no
+    /// suspension, called without an async frame: true when it handed the instance to
+    /// `deliver`, false when the request needs more.
     @usableFromInline
-    func resolveWithoutSuspending<T>(_ type: T.Type, tag: ServiceTag?) throws -> T? {
-        try ResolutionContext.resolveWithoutSuspending(Key(T.self, tag: tag), as: T.self, from: self)
+    func resolveWithoutSuspending<T>(_ type: T.Type, tag: ServiceTag?, into deliver: (T) -> Void) throws -> Bool {
+        let key = Key(T.self, tag: tag)
+        let step = try ResolutionContext.shortcut(key, as: T.self, from: self, startsResolve: false, deliver: deliver)
+        if case .delivered = step { return true }
+        return false
     }
 
     /// Everything but the cached-read probe of `resolveAsync`.
@@ -95,7 +100,27 @@ extension Container: Resolving, ResolutionEntryPoint {
 
     func resolveAsyncValue<T>(_ key: Key, as type: T.Type, arguments: Arguments?) async throws -> Carried<T> {
         // Inside an async factory (the same task), a resolve of this container joins it.
-        try await ResolutionContext.withContextAsync(joining: ResolutionContext.taskContext) { context in
+        let running = ResolutionContext.taskContext
+        if arguments == nil {
+            let startsResolve = running?.isRunningInCurrentTask != true
+            var found: Carried<T>?
+            shortcut: while true {
+                let step = try ResolutionContext.shortcut(
+                    key, as: T.self, from: self, startsResolve: startsResolve, deliver: { found = Carried($0) })
+                switch step {
+                case .delivered:
+                    // Invariant: `.delivered` means `deliver` was called.
+                    if let found { return found }
+                    preconditionFailure("ScopeGraph: the shortcut delivered nothing")
+                case .awaitBuild(let slot):
+                    // Woken when that build ends: the published instance is read next time.
+                    guard try await BuildCoordinator.shared.awaitBuild(of: slot) else { break shortcut }
+                case .resolveAsync:
+                    break shortcut
+                }
+            }
+        }
+        return try await ResolutionContext.withContextAsync(joining: running) { context in
             Carried(try await context.resolveAsync(key, as: T.self, from: self, arguments: arguments))
         }
     }

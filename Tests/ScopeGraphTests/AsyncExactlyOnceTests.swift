@@ -10,6 +10,52 @@ import WatchdogSupport
 @Suite struct AsyncExactlyOnceTests {
     final class Slow: Sendable {}
 
+    /// Who waits for a build, which takes one of the two ways of waiting: a task's own
+    /// `resolveAsync` waits for the build alone (a reader of the slot), a request made inside
+    /// another resolve waits as part of that resolve.
+    enum Asker: CaseIterable, Sendable, CustomTestStringConvertible {
+        /// `container.resolveAsync(T.self)` from a task.
+        case task
+        /// An async factory's `resolver.resolveAsync(T.self)`, in a `unique` registration of
+        /// `Asking<T>` resolved from a task.
+        case factory
+
+        var testDescription: String { self == .task ? "a task's own resolveAsync" : "an async factory's request" }
+
+        final class Asking<T: Sendable>: Sendable {
+            let value: T
+            init(_ value: T) { self.value = value }
+        }
+
+        /// Registers what `resolve` needs in `container`.
+        func prepare<T: Sendable>(_ container: Container, for type: T.Type) {
+            guard self == .factory else { return }
+            container.register(Asking<T>.self) { r in Asking(try await r.resolveAsync(T.self)) }
+        }
+
+        /// Starts a task that asks for `T` this way; returns once it has asked and had time to
+        /// begin waiting.
+        func startWaiter<T: Sendable>(for type: T.Type, from container: Container) async
+            -> Task<Result<T, any Error>, Never>
+        {
+            let asked = Counter()
+            let waiter = Task {
+                asked.increment()
+                return await Result { try await resolve(T.self, from: container) }
+            }
+            await waitUntil { asked.value == 1 }
+            await letTasksSettle()
+            return waiter
+        }
+
+        func resolve<T: Sendable>(_ type: T.Type, from container: Container) async throws -> T {
+            switch self {
+            case .task: try await container.resolveAsync(T.self)
+            case .factory: try await container.resolveAsync(Asking<T>.self).value
+            }
+        }
+    }
+
     /// Requests `count` tasks make of `resolve`, all issued while the build is held open:
     /// each task counts itself in `asked` just before it asks.
     static func resolveFromTasks(
@@ -31,9 +77,11 @@ import WatchdogSupport
     /// A thousand tasks that ask for one async singleton while its first build (which waits
     /// for all of them to ask, then sleeps 5 ms) is under way get one instance from one
     /// factory run; on two cores the waiting tasks do not starve the build.
-    @Test func aThousandTasksAwaitingOneAsyncSingletonGetOneInstanceFromOneBuild() async throws {
+    @Test(arguments: Asker.allCases)
+    func aThousandTasksAwaitingOneAsyncSingletonGetOneInstanceFromOneBuild(asker: Asker) async throws {
         let count = 1000
         let container = Container(name: "root")
+        asker.prepare(container, for: Slow.self)
         let runs = Counter()
         let asked = Counter()
         container.register(Slow.self, lifetime: .singleton) { _ in
@@ -43,7 +91,9 @@ import WatchdogSupport
             return Slow()
         }
         let instances = try await withAsyncWatchdog(seconds: 30) {
-            try await Self.resolveFromTasks(count, asked: asked) { _ in try await container.resolveAsync(Slow.self) }
+            try await Self.resolveFromTasks(count, asked: asked) { _ in
+                try await asker.resolve(Slow.self, from: container)
+            }
         }
         guard let instances else { return }
         #expect(instances.count == count)
@@ -91,8 +141,10 @@ import WatchdogSupport
     /// `CancellationError` itself (not wrapped in `ResolutionError`), before the build ends;
     /// the build goes on, uncancelled: the other callers get its instance, and the factory ran
     /// once.
-    @Test func cancellingAWaiterEndsItsWaitWithCancellationErrorAndTheBuildGoesOn() async throws {
+    @Test(arguments: Asker.allCases)
+    func cancellingAWaiterEndsItsWaitWithCancellationErrorAndTheBuildGoesOn(asker: Asker) async throws {
         let container = Container(name: "root")
+        asker.prepare(container, for: Slow.self)
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
@@ -110,11 +162,11 @@ import WatchdogSupport
         let asked = Counter()
         let waiter = Task {
             asked.increment()
-            return try await container.resolveAsync(Slow.self)
+            return try await asker.resolve(Slow.self, from: container)
         }
         let bystander = Task {
             asked.increment()
-            return try await container.resolveAsync(Slow.self)
+            return try await asker.resolve(Slow.self, from: container)
         }
         await waitUntil { asked.value == 2 }
         await letTasksSettle()
@@ -178,9 +230,11 @@ import WatchdogSupport
     /// A build that fails is reported to every caller that waited for it, as a
     /// `ResolutionError` of kind `.factoryFailed` carrying the factory's own error; nothing is
     /// cached, and the next resolve builds again.
-    @Test func aFailedBuildGivesEveryWaiterItsErrorAndTheNextResolveBuildsAgain() async throws {
+    @Test(arguments: Asker.allCases)
+    func aFailedBuildGivesEveryWaiterItsErrorAndTheNextResolveBuildsAgain(asker: Asker) async throws {
         let waiters = 10
         let container = Container(name: "root")
+        asker.prepare(container, for: Slow.self)
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
@@ -198,7 +252,7 @@ import WatchdogSupport
         let waiting = (0..<waiters).map { _ in
             Task {
                 asked.increment()
-                return await Result { try await container.resolveAsync(Slow.self) }
+                return await Result { try await asker.resolve(Slow.self, from: container) }
             }
         }
         await waitUntil { asked.value == waiters }
@@ -227,14 +281,45 @@ import WatchdogSupport
         #expect(runs.value == 2)
     }
 
+    /// A thread's synchronous build that fails leaves nothing to wait for: the task that
+    /// waited for it builds the instance itself, and the thread gets its own factory's error.
+    @Test(arguments: Asker.allCases)
+    func aTaskWaitingForAThreadsFailedBuildBuildsTheInstanceItself(asker: Asker) async throws {
+        let container = Container(name: "root")
+        asker.prepare(container, for: Slow.self)
+        let runs = Counter()
+        let threadBuilding = Counter()
+        let release = DispatchSemaphore(value: 0)
+        container.register(Slow.self, lifetime: .singleton) { _ in
+            guard runs.increment() == 1 else { return Slow() }
+            threadBuilding.increment()
+            blockCallingThread(on: release, atMost: 10)
+            throw Boom("thread")
+        }
+        defer { release.signal() }
+        let thread = Task { await runOnNewThread { Result { try container.resolve(Slow.self) } } }
+        await waitUntil { threadBuilding.value == 1 }
+        let waiter = await asker.startWaiter(for: Slow.self, from: container)
+        #expect(runs.value == 1, "the task waited for the thread's build")
+        release.signal()
+        let outcomes = try await withAsyncWatchdog(seconds: 10) { (await thread.value, await waiter.value) }
+        guard let (threadOutcome, waiterOutcome) = outcomes else { return }
+        #expect(threadOutcome.resolutionError?.kind.underlyingError as? Boom == Boom("thread"))
+        #expect(outcomeName(waiterOutcome) == "value", "the waiter got \(outcomeName(waiterOutcome))")
+        #expect(runs.value == 2)
+        #expect(try container.resolve(Slow.self) === waiterOutcome.get())
+    }
+
     final class Part: Sendable {}
     final class Whole: Sendable {}
 
     /// A build discarded because another build of its resolve failed is not a failure of its
     /// own: a resolve that was waiting for it (and asked for nothing else) builds it again and
     /// gets an instance, instead of the other factory's error.
-    @Test func aWaiterForABuildDiscardedByItsResolvesFailureBuildsItAgain() async throws {
+    @Test(arguments: Asker.allCases)
+    func aWaiterForABuildDiscardedByItsResolvesFailureBuildsItAgain(asker: Asker) async throws {
         let container = Container(name: "root")
+        asker.prepare(container, for: Part.self)
         let partRuns = Counter()
         let partStarted = AsyncLatch()
         let gate = AsyncLatch()
@@ -253,13 +338,7 @@ import WatchdogSupport
         defer { gate.open() }
         let whole = Task { await Result { try await container.resolveAsync(Whole.self) } }
         guard try await withAsyncWatchdog(seconds: 10, { await partStarted.wait() }) != nil else { return }
-        let asked = Counter()
-        let part = Task {
-            asked.increment()
-            return await Result { try await container.resolveAsync(Part.self) }
-        }
-        await waitUntil { asked.value == 1 }
-        await letTasksSettle()
+        let part = await asker.startWaiter(for: Part.self, from: container)
         gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
             [await whole.value.map { _ in () }, await part.value.map { _ in () }]

@@ -243,6 +243,33 @@ private func registerSession(
         #expect(try catalog.resolve(UserSession.self).run > kept.run)
     }
 
+    /// A registration keeps track of the containers holding its `perContainer` instances,
+    /// pruning the ones that are gone now and then: after many came and went, and after live
+    /// ones built their instance again (a container reset), it still reaches every live one.
+    @Test func resettingARegistrationReachesEveryLiveHolderAfterManyCameAndWent() throws {
+        let app = Container(name: "app")
+        let runs = Counter()
+        let session = registerSession(in: app, lifetime: .perContainer, runs: runs)
+        var kept: [Container] = []
+        for index in 0..<60 {
+            let child = app.makeChild(name: "request \(index)")
+            _ = try child.resolve(UserSession.self)
+            if index % 3 == 0 { kept.append(child) }  // the others go at the end of the loop
+        }
+        for child in kept.prefix(5) {
+            child.resetCachedInstances()
+            _ = try child.resolve(UserSession.self)
+        }
+        var instances: [UserSession]? = try kept.map { try $0.resolve(UserSession.self) }
+        let watched = instances!.map { WeakProbe($0) }
+
+        session.resetCachedInstances()
+        instances = nil
+
+        #expect(watched.count == 20)
+        #expect(watched.allSatisfy { $0.isFreed })
+    }
+
     @Test func resettingARegistrationDropsItsSingletonAndNotTheOthers() throws {
         let app = Container(name: "app")
         let runs = Counter()

@@ -99,7 +99,7 @@ extension BuildCoordinator {
 
     /// `finishStep`, retiring `context` when the step ends its resolve; `nil` for `.wait`.
     /// Call with the lock held.
-    private func finishStepRetiring(_ context: ResolutionContext, into graveyard: inout [AnyObject]) -> FinishStep? {
+    private func finishStepRetiring(_ context: ResolutionContext, into graveyard: inout Graveyard) -> FinishStep? {
         let step = finishStep(context, into: &graveyard)
         switch step {
         case .wait: return nil
@@ -150,11 +150,6 @@ extension BuildCoordinator {
             member.group = detached
             if member.handedOffBy === context { member.handedOffBy = nil }
         }
-    }
-
-    /// A new waiter, with an identity no other waiter has.
-    private func makeWaiter() -> Waiter {
-        Waiter(id: waiterSerials.add(1, ordering: .relaxed).newValue)
     }
 
     /// Ends `waiter`'s wait because its task was cancelled.

@@ -3,13 +3,14 @@
 extension BuildCoordinator {
     /// Publishes what `member` built and lets go of its slots; what no slot keeps any more
     /// goes to `graveyard`.
-    func publish(_ member: ResolutionContext, into graveyard: inout [AnyObject]) {
+    func publish(_ member: ResolutionContext, into graveyard: inout Graveyard) {
         while let slot = member.ownedSlots.popLast() {
             graveyard.append(slot)
             guard slot.build.builder === member else { continue }
-            let built = slot.build.built
-            slot.build = .idle
-            if let built {
+            // Moved out, not copied: the built instance's parts are not retained again.
+            var state = SlotBuildState.idle
+            swap(&state, &slot.build)
+            if case .built(_, let built) = consume state {
                 slot.publish(built.box, into: &graveyard)
                 if built.entry.hasShutdownHooks, let owner = slot.logOwner {
                     let record = ShutdownLog.Record(
@@ -21,6 +22,7 @@ extension BuildCoordinator {
                 // A weak slot's box does not keep the instance: it is released after unlocking.
                 if let object = built.object { graveyard.append(object) }
             }
+            wakeReaders(of: slot)
         }
     }
 
@@ -46,7 +48,7 @@ extension BuildCoordinator {
     /// Gives up the slots `context` was building; the instances they held go to `graveyard`.
     /// An async resolve that failed itself leaves its error in the slots, for the resolves
     /// that waited for it (`keepingError`); otherwise the slots become free.
-    func release(_ context: ResolutionContext, keepingError: Bool = true, into graveyard: inout [AnyObject]) {
+    func release(_ context: ResolutionContext, keepingError: Bool = true, into graveyard: inout Graveyard) {
         for slot in context.ownedSlots where slot.build.builder === context {
             if let built = slot.build.built {
                 graveyard.append(built.box)
@@ -57,13 +59,14 @@ extension BuildCoordinator {
             } else {
                 slot.build = .idle
             }
+            wakeReaders(of: slot)
         }
-        graveyard.append(contentsOf: context.ownedSlots as [AnyObject])
+        graveyard.append(contentsOf: context.ownedSlots)
         context.ownedSlots = []
     }
 
     /// Lets `context` go of its group, which goes to `graveyard`.
-    func retire(_ context: ResolutionContext, into graveyard: inout [AnyObject]) {
+    func retire(_ context: ResolutionContext, into graveyard: inout Graveyard) {
         if let group = context.group { graveyard.append(group) }
         context.group = nil
         if let requester = context.handedOffBy { graveyard.append(requester) }

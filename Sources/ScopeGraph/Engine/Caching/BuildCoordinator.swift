@@ -50,7 +50,7 @@ final class BuildCoordinator: @unchecked Sendable {
     /// held. Groups absorbed by a merge go to `graveyard`.
     func decide(
         _ slot: AnySlot, for context: ResolutionContext, key: Key, waitedOn: ResolutionContext?, suspending: Bool,
-        into graveyard: inout [AnyObject]
+        into graveyard: inout Graveyard
     ) -> SlotAction {
         if let error = context.group.error { return .fail(error) }
         if slot.box.load(ordering: .acquiring) != 0, let value = slot.publishedAny() { return .read(value) }
@@ -71,7 +71,7 @@ final class BuildCoordinator: @unchecked Sendable {
         // actor, or for the cooperative pool this thread belongs to).
         if owner.isAsync, !suspending { return .fail(requiresAsync(context, key)) }
         if let cycle = waitCycle(from: owner, to: context) {
-            graveyard.append(contentsOf: merge(cycle + [context]) as [AnyObject])
+            graveyard.append(contentsOf: merge(cycle + [context]))
             wakeAll()
             if let built = slot.build.built { return .read(built.value) }
             // Now in one group, a member that waits for an instance already built can read
@@ -107,6 +107,7 @@ final class BuildCoordinator: @unchecked Sendable {
             if slot.build.builder === context {
                 if let built = slot.build.built { graveyard.append(built.box) }
                 slot.build = .idle
+                wakeReaders(of: slot)
             }
             context.ownedSlots.removeAll { $0 === slot }
             wakeAll()
@@ -184,7 +185,7 @@ final class BuildCoordinator: @unchecked Sendable {
     }
 
     /// The state machine of a finishing resolve. Call with the lock held.
-    func finishStep(_ context: ResolutionContext, into graveyard: inout [AnyObject]) -> FinishStep {
+    func finishStep(_ context: ResolutionContext, into graveyard: inout Graveyard) -> FinishStep {
         if let error = context.group.error {
             // Another member failed; this one's builds succeeded and are discarded. Their
             // slots become free, so that resolves waiting for them build them again instead of
@@ -215,7 +216,7 @@ final class BuildCoordinator: @unchecked Sendable {
     }
 
     /// Records that blocks `finishStep` handed out have run. Call with the lock held.
-    func endBlocks(of context: ResolutionContext, failure: (any Error)?, into graveyard: inout [AnyObject]) {
+    func endBlocks(of context: ResolutionContext, failure: (any Error)?, into graveyard: inout Graveyard) {
         // The group may have merged into another meanwhile: the count moved with it.
         context.group.runningBlocks -= 1
         if let failure {
@@ -249,12 +250,12 @@ final class BuildCoordinator: @unchecked Sendable {
     /// Runs `body` with the lock held; what it puts in the graveyard is released after
     /// unlocking (an instance's or a group's last reference may go there, and a deinit may
     /// resolve).
-    func withLock<R>(_ body: (inout [AnyObject]) throws -> R) rethrows -> R {
-        var graveyard: [AnyObject] = []
+    func withLock<R>(_ body: (inout Graveyard) throws -> R) rethrows -> R {
+        var graveyard = Graveyard()
         lock.lock()
         defer {
             lock.unlock()
-            graveyard.removeAll()
+            graveyard.empty()
         }
         return try body(&graveyard)
     }

@@ -14,6 +14,9 @@ class AnySlot: @unchecked Sendable {
     // and its boxes immutable (a weak box's reference is thread-safe). The lock also makes
     // every access to `build` exclusive, so its dynamic exclusivity check is off.
     @exclusivity(unchecked) var build = SlotBuildState.idle
+    /// Tasks waiting for the build in progress to end (`BuildCoordinator+Readers.swift`).
+    /// Guarded by the coordinator's lock, as `build` is.
+    @exclusivity(unchecked) var readers: [BuildCoordinator.SlotReader] = []
     /// A `weakSingleton` slot: its published box does not keep the instance alive.
     @usableFromInline let isWeak: Bool
     /// The published box (retained, as bits; 0 for none): a `StrongBox<T>`, or a `WeakBox`
@@ -45,7 +48,7 @@ class AnySlot: @unchecked Sendable {
 
     /// Publishes `box` for other resolves. Call with the coordinator lock held; what it
     /// replaces goes to `graveyard`, for release after unlocking (a deinit may resolve).
-    final func publish(_ box: AnyObject, into graveyard: inout [AnyObject]) {
+    final func publish(_ box: AnyObject, into graveyard: inout Graveyard) {
         if let old = swap(in: Int(bitPattern: Unmanaged.passRetained(box).toOpaque())) { graveyard.append(old) }
         // Removed meanwhile: `retire` sets the flag before clearing, so either it clears this
         // box or this check sees the flag (both sequentially consistent).
@@ -69,6 +72,15 @@ class AnySlot: @unchecked Sendable {
 @usableFromInline
 final class Slot<T>: AnySlot, @unchecked Sendable {
     // @unchecked: see AnySlot.
+
+    /// `StrongBox<T>`, looked up once per registration (`Entry`): unspecialized generic code
+    /// that names `StrongBox<T>` pays a runtime metadata lookup at every use.
+    private let boxType: StrongBox<T>.Type
+
+    init(weak isWeak: Bool, retirement: Retirement, logOwner: (any ShutdownLogOwner)?, boxType: StrongBox<T>.Type) {
+        self.boxType = boxType
+        super.init(weak: isWeak, retirement: retirement, logOwner: logOwner)
+    }
 
     /// The published instance. Call only inside a `Reclamation` read.
     @inlinable
@@ -108,7 +120,7 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
     /// The box that publishes `value`. `nil` for a value type in a weak slot: it cannot be
     /// held weakly, so it behaves as `unique` (nothing is kept).
     func makeBox(_ value: T) -> (box: AnyObject, object: AnyObject?)? {
-        guard isWeak else { return (StrongBox(value), nil) }
+        guard isWeak else { return (boxType.init(value), nil) }
         let any: Any = value
         guard type(of: any) is AnyClass else { return nil }
         let object = any as AnyObject

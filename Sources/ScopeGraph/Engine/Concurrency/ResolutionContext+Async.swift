@@ -32,22 +32,6 @@ extension ResolutionContext {
         return try await ResolutionContext().runTopLevelAsync(body)
     }
 
-    /// `resolveAsync`'s shortcut for a request that cannot suspend at its top: when the
-    /// registration found is `unique` or `graph` (no slot another resolve may be building)
-    /// with a synchronous factory, the synchronous resolve does exactly what the async one
-    /// would (a synchronous factory's requests are synchronous in both), without async frames.
-    /// Like the async path, it joins the resolve of the async factory that asks, if any.
-    /// `nil` when the async path must run; then nothing was built.
-    static func resolveWithoutSuspending<T>(_ key: Key, as type: T.Type, from start: Container) throws -> T? {
-        try withContext { context in
-            context.noteTopLevelStart(start)
-            guard let entry = try context.lookup(key, from: start, scope: ScopeActivity.current),
-                entry.kind == .sync, entry.lifetime == .unique || entry.lifetime == .graph
-            else { return nil }
-            return try context.produce(entry, Request(key: key, start: start, arguments: nil), as: T.self)
-        }
-    }
-
     /// Runs `body` as this context's top-level async resolve: its blocks run and its cached
     /// instances are published before it returns; on failure nothing it built is cached.
     func runTopLevelAsync<R>(_ body: (ResolutionContext) async throws -> R) async throws -> R {

@@ -48,4 +48,16 @@ extension [WeakContainer] {
         }
         return live
     }
+
+    /// `removeGone`, keeping one link per container (by serial).
+    mutating func removeGoneAndRepeated() -> [Container] {
+        var seen: Set<UInt64> = []
+        var live: [Container] = []
+        removeAll { link in
+            guard seen.insert(link.serial).inserted, let container = link.value else { return true }
+            live.append(container)
+            return false
+        }
+        return live
+    }
 }

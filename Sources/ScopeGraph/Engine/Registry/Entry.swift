@@ -34,6 +34,10 @@ package class AnyEntry: @unchecked Sendable {
         /// The containers holding a `perContainer` instance of this registration, told to drop
         /// it when the registration is retired.
         var perContainerHolders: [WeakContainer] = []
+        /// The length at which `perContainerHolders` is next pruned of containers that are
+        /// gone (and of repeats): twice what was left by the last pruning, so that noting a
+        /// holder costs amortized constant time however many come and go.
+        var pruneHoldersAt = 8
     }
 
     private static let serials = Atomic<UInt64>(0)
@@ -146,10 +150,10 @@ package class AnyEntry: @unchecked Sendable {
     /// retiring the registration drops it there. Call without any container lock held.
     func notePerContainerHolder(_ container: Container) {
         let live = extras.withLock { extras -> [Container] in
-            let live = extras.perContainerHolders.removeGone()
-            if !live.contains(where: { $0 === container }) {
-                extras.perContainerHolders.append(WeakContainer(container))
-            }
+            extras.perContainerHolders.append(WeakContainer(container))
+            guard extras.perContainerHolders.count >= extras.pruneHoldersAt else { return [] }
+            let live = extras.perContainerHolders.removeGoneAndRepeated()
+            extras.pruneHoldersAt = max(8, 2 * live.count)
             return live
         }
         _ = live  // released after the lock
@@ -185,6 +189,12 @@ package class AnyEntry: @unchecked Sendable {
     /// A fresh, empty slot of the right type, for `perContainer` caches and override scopes.
     /// `logOwner` is where the slot caches: the container, or the override scope.
     func makeSlot(in logOwner: any ShutdownLogOwner) -> AnySlot {
+        preconditionFailure("AnyEntry is abstract: use Entry<T>")
+    }
+
+    /// The slot a cached lifetime's instance lives in for `request` (`cacheLocation`); `nil`
+    /// for `unique` and `graph`, and when the owner is gone.
+    func cacheSlot(for request: Request, in context: ResolutionContext) -> AnySlot? {
         preconditionFailure("AnyEntry is abstract: use Entry<T>")
     }
 

@@ -13,6 +13,11 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     let mainActorFactory: MainActorFactory<T>?
     /// The owner's cache slot, for `singleton`, `weakSingleton` and `eagerSingleton`.
     let slot: Slot<T>?
+    /// `Slot<T>` and `StrongBox<T>`, looked up once here: unspecialized generic code that
+    /// names them pays a runtime metadata lookup at every use, and a `perContainer`
+    /// registration makes a slot (and a box) for every container it is resolved in.
+    private let slotType: Slot<T>.Type
+    private let boxType: StrongBox<T>.Type
 
     init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
         let retirement = Retirement()
@@ -30,9 +35,11 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
             callPlain = { _ in preconditionFailure("ScopeGraph: a main-actor factory called without its check") }
             (argumentFactory, asyncFactory, mainActorFactory) = (nil, nil, MainActorFactory(body))
         }
+        (slotType, boxType) = (Slot<T>.self, StrongBox<T>.self)
         self.slot =
             lifetime.isOwnerRooted
-            ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement, logOwner: owner) : nil
+            ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement, logOwner: owner, boxType: boxType)
+            : nil
         super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement, kind: factory.kind)
     }
 
@@ -45,7 +52,7 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     }
 
     override func makeSlot(in logOwner: any ShutdownLogOwner) -> AnySlot {
-        Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement, logOwner: logOwner)
+        slotType.init(weak: lifetime == .weakSingleton, retirement: retirement, logOwner: logOwner, boxType: boxType)
     }
 
     func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) {
@@ -53,6 +60,11 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
             // Checked: blocks are only ever called with an instance this entry's factory made.
             try block(resolver, instance as! T)
         }
+    }
+
+    override func cacheSlot(for request: Request, in context: ResolutionContext) -> AnySlot? {
+        guard lifetime != .unique, lifetime != .graph else { return nil }
+        return try? context.cacheLocation(of: self, for: request).slot
     }
 
     override func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {

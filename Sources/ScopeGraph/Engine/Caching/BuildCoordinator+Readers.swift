@@ -1,0 +1,79 @@
+/// Readers: top-level async requests that only wait for another resolve's build of a cached
+/// instance and then read it (`resolveAsync`'s shortcut, `ResolutionContext+Shortcut.swift`).
+///
+/// A reader holds no slot and belongs to no resolve, so nothing ever waits for it: it cannot
+/// be part of a cycle of waits, and it needs no `ResolutionContext`, no `ResolutionGroup` and
+/// no finish step. It suspends on the slot itself and is woken only when the build it waited
+/// for ends (`wakeReaders(of:)`), not by every change of the coordinator's state, so a
+/// thousand tasks awaiting one build are each resumed once.
+extension BuildCoordinator {
+    /// A task suspended until a slot's build ends.
+    struct SlotReader {
+        let waiter: Waiter
+        let continuation: CheckedContinuation<ReaderWake, Never>
+    }
+
+    /// Why a reader was resumed.
+    enum ReaderWake {
+        /// The build ended (published, given up or discarded): look again.
+        case lookAgain
+        /// Nobody was building the slot when the reader came.
+        case notBuilding
+        /// The async build it waited for failed: the error every waiter of that build gets.
+        case failed(any Error)
+        /// The reader's task was cancelled.
+        case cancelled
+    }
+
+    /// Suspends until the build of `slot` in progress ends and returns true; returns false at
+    /// once when nobody is building it. Throws the build's error if it failed, and
+    /// `CancellationError` if the calling task is cancelled meanwhile (the build goes on).
+    func awaitBuild(of slot: AnySlot) async throws -> Bool {
+        let waiter = makeWaiter()
+        let wake = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<ReaderWake, Never>) in
+                let immediate: ReaderWake? = withLock { _ in
+                    if waiter.isCancelled { return .cancelled }
+                    guard slot.build.builder != nil else { return .notBuilding }
+                    slot.readers.append(SlotReader(waiter: waiter, continuation: continuation))
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            withLock { _ in
+                waiter.isCancelled = true
+                guard let index = slot.readers.firstIndex(where: { $0.waiter === waiter }) else { return }
+                slot.readers.remove(at: index).continuation.resume(returning: .cancelled)
+            }
+        }
+        switch wake {
+        case .lookAgain: return true
+        case .notBuilding: return false
+        case .failed(let error): throw error
+        case .cancelled: throw CancellationError()
+        }
+    }
+
+    /// Resumes the readers of `slot` once its build has ended: its state is no longer
+    /// `building` or `built` (published, idle, or failed with the error they get). Call with
+    /// the lock held, after the slot's new state (and published box) is in place.
+    func wakeReaders(of slot: AnySlot) {
+        guard !slot.readers.isEmpty else { return }
+        assert(slot.build.builder == nil, "ScopeGraph: readers woken while their build goes on")
+        let wake: ReaderWake
+        if case .failed(_, let error) = slot.build {
+            wake = .failed(error)
+        } else {
+            wake = .lookAgain
+        }
+        let readers = slot.readers
+        slot.readers = []
+        for reader in readers { reader.continuation.resume(returning: wake) }
+    }
+
+    /// A new waiter, with an identity no other waiter has.
+    func makeWaiter() -> Waiter {
+        Waiter(id: waiterSerials.add(1, ordering: .relaxed).newValue)
+    }
+}

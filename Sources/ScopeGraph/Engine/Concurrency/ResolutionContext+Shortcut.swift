@@ -1,0 +1,60 @@
+/// `resolveAsync`'s synchronous shortcut: the requests whose async resolve would not suspend
+/// at its top are answered without async frames, and a request that would only wait for
+/// another resolve's build waits as a reader (`BuildCoordinator+Readers.swift`), without a
+/// resolve of its own.
+extension ResolutionContext {
+    /// What the shortcut did for a request. Not generic (the instance goes to the caller's
+    /// closure): in unspecialized generic code, an enum with a `T` payload costs a runtime
+    /// metadata lookup per call, as much as the rest of a transient's resolve.
+    enum ShortcutStep {
+        /// The instance was handed to the caller.
+        case delivered
+        /// Another resolve is building the cached instance: wait for that build to end
+        /// (`BuildCoordinator.awaitBuild(of:)`), then ask again.
+        case awaitBuild(AnySlot)
+        /// The async path must run; nothing was built.
+        case resolveAsync
+    }
+
+    /// The shortcut for an untagged or tagged request without runtime arguments, made from
+    /// `start`:
+    /// - `unique` or `graph` with a synchronous factory: the synchronous resolve does exactly
+    ///   what the async one would (a synchronous factory's requests are synchronous in both).
+    ///   Like the async path, it joins the resolve of the async factory that asks, if any.
+    /// - a cached lifetime whose instance is published: that instance, as the async path
+    ///   would read it.
+    /// - a cached lifetime that another resolve is building, for a request that starts a
+    ///   resolve (`startsResolve`: no async factory of this task asks): `.awaitBuild`. Such a
+    ///   request holds nothing another resolve could wait for, so it cannot close a cycle.
+    ///
+    /// With a resolution observer active (a trace), only the first applies: the async path
+    /// records what the others would skip.
+    static func shortcut<T>(
+        _ key: Key, as type: T.Type, from start: Container, startsResolve: Bool, deliver: (T) -> Void
+    ) throws -> ShortcutStep {
+        try withContext { context in
+            context.noteTopLevelStart(start)
+            let scope = ScopeActivity.current
+            guard let entry = try context.lookup(key, from: start, scope: scope) else { return .resolveAsync }
+            let request = Request(key: key, start: start, arguments: nil)
+            switch entry.lifetime {
+            case .unique, .graph:
+                guard entry.kind == .sync else { return .resolveAsync }
+                deliver(try context.produce(entry, request, as: T.self))
+                return .delivered
+            case .singleton, .weakSingleton, .eagerSingleton, .perContainer:
+                guard scope?.observer == nil, let slot = entry.cacheSlot(for: request, in: context) else {
+                    return .resolveAsync
+                }
+                // A forwarded request whose instance is not a `T` gets its error from the
+                // async path.
+                if let published = slot.publishedAny() {
+                    guard let instance = published as? T else { return .resolveAsync }
+                    deliver(instance)
+                    return .delivered
+                }
+                return startsResolve ? .awaitBuild(slot) : .resolveAsync
+            }
+        }
+    }
+}
