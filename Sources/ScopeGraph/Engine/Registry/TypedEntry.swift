@@ -13,11 +13,11 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     let mainActorFactory: MainActorFactory<T>?
     /// The owner's cache slot, for `singleton`, `weakSingleton` and `eagerSingleton`.
     let slot: Slot<T>?
-    /// `Slot<T>` and `StrongBox<T>`, looked up once here: unspecialized generic code that
-    /// names them pays a runtime metadata lookup at every use, and a `perContainer`
-    /// registration makes a slot (and a box) for every container it is resolved in.
-    private let slotType: Slot<T>.Type
-    private let boxType: StrongBox<T>.Type
+    /// `Slot<T>` and `StrongBox<T>` for a cached lifetime, looked up once here: unspecialized
+    /// generic code that names them pays a runtime metadata lookup at every use, and a
+    /// `perContainer` registration makes a slot (and a box) for every container it is
+    /// resolved in. `nil` for `unique` and `graph`, which never cache.
+    private let slotTypes: (slot: Slot<T>.Type, box: StrongBox<T>.Type)?
 
     init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
         let retirement = Retirement()
@@ -35,11 +35,17 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
             callPlain = { _ in preconditionFailure("ScopeGraph: a main-actor factory called without its check") }
             (argumentFactory, asyncFactory, mainActorFactory) = (nil, nil, MainActorFactory(body))
         }
-        (slotType, boxType) = (Slot<T>.self, StrongBox<T>.self)
-        self.slot =
-            lifetime.isOwnerRooted
-            ? Slot<T>(weak: lifetime == .weakSingleton, retirement: retirement, logOwner: owner, boxType: boxType)
-            : nil
+        if lifetime == .unique || lifetime == .graph {
+            slotTypes = nil
+        } else {
+            slotTypes = (Slot<T>.self, StrongBox<T>.self)
+        }
+        if let slotTypes, lifetime.isOwnerRooted {
+            slot = slotTypes.slot.init(
+                weak: lifetime == .weakSingleton, retirement: retirement, logOwner: owner, boxType: slotTypes.box)
+        } else {
+            slot = nil
+        }
         super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement, kind: factory.kind)
     }
 
@@ -52,7 +58,10 @@ final class Entry<T>: AnyEntry, @unchecked Sendable {
     }
 
     override func makeSlot(in logOwner: any ShutdownLogOwner) -> AnySlot {
-        slotType.init(weak: lifetime == .weakSingleton, retirement: retirement, logOwner: logOwner, boxType: boxType)
+        // Invariant: only cached lifetimes make slots (`cacheLocation`), and they have types.
+        guard let slotTypes else { preconditionFailure("ScopeGraph: a slot made for a \(lifetime) registration") }
+        return slotTypes.slot.init(
+            weak: lifetime == .weakSingleton, retirement: retirement, logOwner: logOwner, boxType: slotTypes.box)
     }
 
     func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) {
