@@ -23,20 +23,22 @@ extension BuildCoordinator {
             var decided: SlotAction?
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    withLock { graveyard in
+                    let suspends = withLock { graveyard in
                         if context.group == nil { context.group = ResolutionGroup(context) }
                         stopWaiting(context)
                         let action = decide(
                             slot, for: context, key: key, waitedOn: waitedOn, suspending: true, into: &graveyard)
                         guard case .wait(let owner) = action, !waiter.isCancelled else {
                             decided = action
-                            continuation.resume()
-                            return
+                            return false
                         }
                         startWaiting(context, on: owner, for: slot, key: key)
                         waitedOn = owner
                         suspended[waiter.id] = SuspendedWait(context: context, continuation: continuation)
+                        return true
                     }
+                    // Resumed after unlocking, as every continuation here (`pendingResumes`).
+                    if !suspends { continuation.resume() }
                 }
             } onCancel: {
                 cancel(waiter)
@@ -66,14 +68,14 @@ extension BuildCoordinator {
                 let current = waiter ?? makeWaiter()
                 waiter = current
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    withLock { graveyard in
+                    let suspends = withLock { graveyard in
                         step = finishStepRetiring(context, into: &graveyard)
                         if step == nil {
                             suspended[current.id] = SuspendedWait(context: context, continuation: continuation)
-                        } else {
-                            continuation.resume()
                         }
+                        return step == nil
                     }
+                    if !suspends { continuation.resume() }
                 }
             }
             switch step {
@@ -128,9 +130,9 @@ extension BuildCoordinator {
         }
     }
 
-    /// Moves the unfinished builds `context` handed off (and those they handed off in turn)
-    /// out of its group into a group of their own, so that they go on when `context` fails
-    /// because its task was cancelled. Call with the lock held.
+    /// Moves the builds `context` handed off (and those they handed off in turn), running or
+    /// finished, out of its group into a group of their own, so that they go on and publish
+    /// when `context` fails because its task was cancelled. Call with the lock held.
     func detachHandedOffBuilds(of context: ResolutionContext) {
         guard let group = context.group else { return }
         func descends(_ member: ResolutionContext) -> Bool {
@@ -141,7 +143,9 @@ extension BuildCoordinator {
             }
             return false
         }
-        let moving = group.members.filter { $0 !== context && !$0.isDone && descends($0) }
+        // Finished ones too: a build whose factory returned waits for the requester's group
+        // to publish, and would be discarded with it.
+        let moving = group.members.filter { $0 !== context && $0.group === group && descends($0) }
         guard let first = moving.first else { return }
         group.members.removeAll { member in moving.contains { $0 === member } }
         let detached = ResolutionGroup(first)
@@ -156,7 +160,7 @@ extension BuildCoordinator {
     private func cancel(_ waiter: Waiter) {
         withLock { _ in
             waiter.isCancelled = true
-            suspended.removeValue(forKey: waiter.id)?.continuation.resume()
+            if let wait = suspended.removeValue(forKey: waiter.id) { pendingResumes.append(.waiter(wait.continuation)) }
         }
     }
 }

@@ -46,15 +46,21 @@ extension BuildCoordinator {
     }
 
     /// Gives up the slots `context` was building; the instances they held go to `graveyard`.
-    /// An async resolve that failed itself leaves its error in the slots, for the resolves
-    /// that waited for it (`keepingError`); otherwise the slots become free.
+    /// An async resolve that failed itself leaves its error in the slots whose factory had not
+    /// returned (the failure went through it), for the resolves that waited for them
+    /// (`keepingError`); every other slot becomes free, so that its waiters build it again:
+    /// one whose factory returned (another factory failed), and any after a cancellation (a
+    /// caller's cancellation is not its waiters' failure).
     func release(_ context: ResolutionContext, keepingError: Bool = true, into graveyard: inout Graveyard) {
         for slot in context.ownedSlots where slot.build.builder === context {
-            if let built = slot.build.built {
+            let built = slot.build.built
+            if let built {
                 graveyard.append(built.box)
                 if let object = built.object { graveyard.append(object) }
             }
-            if keepingError, context.isAsync, let error = context.group?.error {
+            if keepingError, context.isAsync, built == nil, let error = context.group?.error,
+                !(error is CancellationError)
+            {
                 slot.build = .failed(context, error)
             } else {
                 slot.build = .idle

@@ -44,7 +44,7 @@ extension BuildCoordinator {
             withLock { _ in
                 waiter.isCancelled = true
                 guard let index = slot.readers.firstIndex(where: { $0.waiter === waiter }) else { return }
-                slot.readers.remove(at: index).continuation.resume(returning: .cancelled)
+                pendingResumes.append(.reader(slot.readers.remove(at: index).continuation, .cancelled))
             }
         }
         switch wake {
@@ -55,9 +55,10 @@ extension BuildCoordinator {
         }
     }
 
-    /// Resumes the readers of `slot` once its build has ended: its state is no longer
+    /// Wakes the readers of `slot` once its build has ended: its state is no longer
     /// `building` or `built` (published, idle, or failed with the error they get). Call with
-    /// the lock held, after the slot's new state (and published box) is in place.
+    /// the lock held, after the slot's new state (and published box) is in place; they are
+    /// resumed after unlocking (`pendingResumes`).
     func wakeReaders(of slot: AnySlot) {
         guard !slot.readers.isEmpty else { return }
         assert(slot.build.builder == nil, "ScopeGraph: readers woken while their build goes on")
@@ -69,7 +70,7 @@ extension BuildCoordinator {
         }
         let readers = slot.readers
         slot.readers = []
-        for reader in readers { reader.continuation.resume(returning: wake) }
+        for reader in readers { pendingResumes.append(.reader(reader.continuation, wake)) }
     }
 
     /// A new waiter, with an identity no other waiter has.

@@ -21,6 +21,10 @@ final class BuildCoordinator: @unchecked Sendable {
     let lock = ConditionLock()
     /// Tasks waiting (suspended) for a change, by waiter: woken by `wakeAll`.
     @exclusivity(unchecked) var suspended: [UInt64: SuspendedWait] = [:]
+    /// Continuations to resume once the lock is released (`unlockResuming`). Never resumed
+    /// under the lock: resuming a task takes its status lock, which the runtime holds while it
+    /// runs that task's cancellation handler, and those handlers take this lock.
+    @exclusivity(unchecked) var pendingResumes: [Resumption] = []
     /// The source of waiter identities (`Waiter.id`), taken without the lock.
     let waiterSerials = Atomic<UInt64>(0)
 
@@ -39,7 +43,7 @@ final class BuildCoordinator: @unchecked Sendable {
                     throw error
                 case .wait(let owner):
                     startWaiting(context, on: owner, for: slot, key: key)
-                    lock.wait()
+                    waitForChange()
                     stopWaiting(context)
                 }
             }
@@ -131,7 +135,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 case .failed(let error):
                     throw error
                 case .runBlocks(var work):
-                    lock.unlock()
+                    unlockResuming()
                     let failure = runBlocks(&work, of: context)
                     lock.lock()
                     endBlocks(of: context, failure: failure, into: &graveyard)
@@ -143,7 +147,7 @@ final class BuildCoordinator: @unchecked Sendable {
                         if context.group.error == nil { context.group.error = error }
                         continue
                     }
-                    lock.wait()
+                    waitForChange()
                 }
             }
         }
@@ -254,21 +258,55 @@ final class BuildCoordinator: @unchecked Sendable {
         var graveyard = Graveyard()
         lock.lock()
         defer {
-            lock.unlock()
+            unlockResuming()
             graveyard.empty()
         }
         return try body(&graveyard)
     }
 
-    /// Wakes every waiter, threads and tasks, to decide again. Call with the lock held.
-    /// Resuming a task only schedules it (it runs on its own executor, later), so it is safe
-    /// here, and a thread that keeps the lock while it waits (`finish`) cannot hold a task up.
+    /// A continuation to resume after unlocking (`pendingResumes`).
+    enum Resumption {
+        /// A task suspended in `acquireAsync` or `finishAsync`: it decides again.
+        case waiter(CheckedContinuation<Void, Never>)
+        /// A reader (`BuildCoordinator+Readers.swift`), with why it wakes.
+        case reader(CheckedContinuation<ReaderWake, Never>, ReaderWake)
+
+        func resume() {
+            switch self {
+            case .waiter(let continuation): continuation.resume()
+            case .reader(let continuation, let wake): continuation.resume(returning: wake)
+            }
+        }
+    }
+
+    /// Releases the lock, then resumes the continuations queued while it was held.
+    func unlockResuming() {
+        guard !pendingResumes.isEmpty else { return lock.unlock() }
+        let resumes = pendingResumes
+        pendingResumes = []
+        lock.unlock()
+        for resumption in resumes { resumption.resume() }
+    }
+
+    /// A thread's wait for a change, with the lock held. With continuations queued, it resumes
+    /// them (the lock released meanwhile) and returns without waiting, so that the caller
+    /// decides again, as after any wake-up: a change it would wait for may have come then.
+    func waitForChange() {
+        guard pendingResumes.isEmpty else {
+            unlockResuming()
+            lock.lock()
+            return
+        }
+        lock.wait()
+    }
+
+    /// Wakes every waiter, threads and tasks, to decide again. Call with the lock held; the
+    /// tasks are resumed after unlocking (`pendingResumes`).
     func wakeAll() {
         lock.broadcast()
         guard !suspended.isEmpty else { return }
-        let woken = suspended.values.map(\.continuation)
+        for wait in suspended.values { pendingResumes.append(.waiter(wait.continuation)) }
         suspended = [:]
-        for continuation in woken { continuation.resume() }
     }
 
     /// Wakes the threads waiting (they decide again) and the suspended tasks whose resolve is
@@ -279,7 +317,7 @@ final class BuildCoordinator: @unchecked Sendable {
         let woken = suspended.filter { $0.value.context.group === group }
         for (id, wait) in woken {
             suspended[id] = nil
-            wait.continuation.resume()
+            pendingResumes.append(.waiter(wait.continuation))
         }
     }
 
