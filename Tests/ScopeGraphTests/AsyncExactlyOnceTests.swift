@@ -43,7 +43,7 @@ import WatchdogSupport
                 asked.increment()
                 return await Result { try await resolve(T.self, from: container) }
             }
-            await waitUntil { asked.value == 1 }
+            await waitUntil(atMost: 30) { asked.value == 1 }
             await letTasksSettle()
             return waiter
         }
@@ -298,7 +298,11 @@ import WatchdogSupport
         }
         defer { release.signal() }
         let thread = Task { await runOnNewThread { Result { try container.resolve(Slow.self) } } }
-        await waitUntil { threadBuilding.value == 1 }
+        // Generous: under a sanitizer on a loaded machine a new thread may take seconds to run.
+        guard await waitUntil(atMost: 30, { threadBuilding.value == 1 }) else {
+            Issue.record("the thread's build did not start")
+            return
+        }
         let waiter = await asker.startWaiter(for: Slow.self, from: container)
         #expect(runs.value == 1, "the task waited for the thread's build")
         release.signal()

@@ -1,4 +1,6 @@
 extension Container: ShutdownLogOwner {
+    var shutDownName: String? { isShutDown ? name : nil }
+
     /// True from the moment `shutdown()` of this container or of an ancestor begins: resolves
     /// from it then throw `ResolutionError` of kind `.containerShutDown`.
     public var isShutDown: Bool {

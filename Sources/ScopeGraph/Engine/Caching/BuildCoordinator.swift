@@ -62,6 +62,10 @@ final class BuildCoordinator: @unchecked Sendable {
             return .fail(error)
         }
         guard let owner = slot.build.builder else {
+            // Nothing is built for a container whose shutdown has begun: a resolve that looked
+            // the registration up before (and waited for a build the shutdown discarded) fails
+            // here instead of running the factory for a publication that would fail.
+            if let name = slot.logOwner?.shutDownName { return .fail(context.shutDownError(key, container: name)) }
             slot.build = .building(context)
             context.ownedSlots.append(slot)
             return .build

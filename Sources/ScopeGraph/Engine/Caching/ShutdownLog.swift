@@ -64,6 +64,9 @@ final class ShutdownLog: Sendable {
 /// What owns a shutdown log: a container, or an override scope that caches instances itself.
 protocol ShutdownLogOwner: AnyObject, Sendable {
     var shutdownLog: ShutdownLog { get }
+    /// The name of the container, once its shutdown (or an ancestor's) has begun; `nil` while
+    /// it runs, and always for an override scope. Nothing is built for a shut-down owner.
+    var shutDownName: String? { get }
 }
 
 extension ShutdownLog.Record {

@@ -165,6 +165,8 @@ enum ScopeActivity {
 }
 
 extension ResolutionScope: ShutdownLogOwner {
+    var shutDownName: String? { nil }
+
     var shutdownLog: ShutdownLog {
         if let log = lazyShutdownLog.load() { return log }
         return lazyShutdownLog.storeIfNil(ShutdownLog())
