@@ -21,6 +21,9 @@ extension BuildCoordinator {
                 }
                 // A weak slot's box does not keep the instance: it is released after unlocking.
                 if let object = built.object { graveyard.append(object) }
+                // Removed or replaced meanwhile, this may be the registration's last reference
+                // (its deinit releases the factory's captures, which may resolve).
+                graveyard.append(built.entry)
             }
             wakeReaders(of: slot)
         }
@@ -57,6 +60,7 @@ extension BuildCoordinator {
             if let built {
                 graveyard.append(built.box)
                 if let object = built.object { graveyard.append(object) }
+                graveyard.append(built.entry)
             }
             if keepingError, context.isAsync, built == nil, let error = context.group?.error,
                 !(error is CancellationError)
