@@ -547,22 +547,18 @@ private final class Built: Sendable {
     @Test func aScopeShuttingDownWhileThreadsResolveItsSingletonsStartsNoFurtherBuilds() async throws {
         let outcome = try await withAsyncWatchdog(seconds: 40) { () -> [String] in
             var problems: [String] = []
-            var lateStarts = 0
             let straddled = Counter()
             let lateLabels = Guarded<[String]>([])
-            defer {
-                print(
-                    "SyncEngineRaceTests: \(straddled.value) builds overtaken by a shutdown, "
-                        + "\(lateStarts) factory starts seen after one began \(lateLabels.current)")
-            }
             for roundIndex in 0..<20 {
                 let root = Container(name: "root")
                 let scope = root.makeChild(name: "scope \(roundIndex)")
                 let inner = scope.makeChild(name: "inner \(roundIndex)")
                 let late = Guarded<[String: Int]>([:])
                 let runs = Counter()
+                // Weak: the factories are kept by the scope, which they must not keep alive.
+                let scopeIsShutDown: @Sendable () -> Bool = { [weak scope] in scope?.isShutDown ?? true }
                 @Sendable func noteStart(_ label: String) {
-                    guard scope.isShutDown else { return }
+                    guard scopeIsShutDown() else { return }
                     let name = Thread.current.name ?? "?"
                     late.withLock { $0["\(name)", default: 0] += 1 }
                     lateLabels.withLock { $0.append(label) }
@@ -572,7 +568,7 @@ private final class Built: Sendable {
                         noteStart("s\(level)")
                         usleep(40)
                         // A build the shutdown overtook: its dependency's build must not start.
-                        if scope.isShutDown { straddled.increment() }
+                        if scopeIsShutDown() { straddled.increment() }
                         if level > 0 { _ = try r.resolve(Built.self, tag: ServiceTag("s\(level - 1)")) }
                         return Built("s\(level)", run: runs.increment(), builtAt: 0)
                     }
@@ -615,7 +611,6 @@ private final class Built: Sendable {
                 await threads.finished()
                 if !unexpected.current.isEmpty { problems.append("round \(roundIndex): \(unexpected.current)") }
                 let perThread = late.current
-                lateStarts += perThread.values.reduce(0, +)
                 if let worst = perThread.first(where: { $0.value > 1 }) {
                     problems.append(
                         "round \(roundIndex): \(worst.value) factories started on \(worst.key) after the shutdown began"
