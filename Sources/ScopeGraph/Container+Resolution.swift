@@ -36,7 +36,10 @@ extension Container: Resolving, ResolutionEntryPoint {
 
     /// The part of `resolveAsync`'s shortcut (`ResolutionContext.shortcut`) that needs no
     /// suspension, called without an async frame: true when it handed the instance to
-    /// `deliver`, false when the request needs more.
+    /// `deliver`, false when the request needs more (`resolveAsyncValue` then takes the
+    /// shortcut again, looking up once more, and may wait as a reader). Measured: leaving this
+    /// call to `resolveAsyncValue`, whose unspecialized async code holds an optional `T`, made
+    /// N 6,427 instructions instead of 2,922.
     @usableFromInline
     func resolveWithoutSuspending<T>(_ type: T.Type, tag: ServiceTag?, into deliver: (T) -> Void) throws -> Bool {
         let key = Key(T.self, tag: tag)

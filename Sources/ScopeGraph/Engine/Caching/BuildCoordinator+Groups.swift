@@ -36,13 +36,11 @@ extension BuildCoordinator {
     func shutDownTarget(of context: ResolutionContext) -> ResolutionError? {
         for member in context.group.members {
             for slot in member.ownedSlots where slot.build.builder === member {
-                guard let container = slot.logOwner as? Container, container.isShutDown,
-                    let built = slot.build.built
-                else { continue }
+                guard let name = slot.logOwner?.shutDownName, let built = slot.build.built else { continue }
                 return ResolutionError(
                     kind: .containerShutDown, key: built.entry.key.serviceKey,
                     path: member.pathKeys.map(\.serviceKey) + [built.entry.key.serviceKey],
-                    suggestions: [Container.shutDownRemedy(container.name)])
+                    suggestions: [Container.shutDownRemedy(name)])
             }
         }
         return nil
@@ -57,11 +55,7 @@ extension BuildCoordinator {
     func release(_ context: ResolutionContext, keepingError: Bool = true, into graveyard: inout Graveyard) {
         for slot in context.ownedSlots where slot.build.builder === context {
             let built = slot.build.built
-            if let built {
-                graveyard.append(built.box)
-                if let object = built.object { graveyard.append(object) }
-                graveyard.append(built.entry)
-            }
+            built?.discard(into: &graveyard)
             if keepingError, context.isAsync, built == nil, let error = context.group?.error,
                 !(error is CancellationError)
             {

@@ -113,11 +113,7 @@ final class BuildCoordinator: @unchecked Sendable {
     func abandon(_ slot: AnySlot, by context: ResolutionContext) {
         withLock { graveyard in
             if slot.build.builder === context {
-                if let built = slot.build.built {
-                    graveyard.append(built.box)
-                    if let object = built.object { graveyard.append(object) }
-                    graveyard.append(built.entry)
-                }
+                slot.build.built?.discard(into: &graveyard)
                 slot.build = .idle
                 wakeReaders(of: slot)
             }

@@ -24,6 +24,15 @@ enum SlotBuildState {
         let entry: AnyEntry
         /// Process-wide order in which factories returned: the shutdown order, reversed.
         let sequence: Int
+
+        /// Hands what a discarded build holds to `graveyard`, for release after unlocking: the
+        /// box, a weak slot's instance, and the registration (removed or replaced meanwhile,
+        /// this may be its last reference, and its deinit releases the factory's captures).
+        func discard(into graveyard: inout Graveyard) {
+            graveyard.append(box)
+            if let object { graveyard.append(object) }
+            graveyard.append(entry)
+        }
     }
 
     /// The resolve building or holding the instance.
