@@ -50,14 +50,7 @@ import WatchdogSupport
 
     typealias Outcome<T> = Result<T, any Error>
 
-    /// A build held open by a gate: `started` opens when the factory runs, the first run
-    /// returns once `gate` opens.
-    struct HeldBuild: Sendable {
-        let started = AsyncLatch()
-        let gate = AsyncLatch()
-        let runs = Counter()
-        let built = Guarded<[WeakProbe<Slow>]>([])
-    }
+    typealias HeldBuild = GatedBuild<Slow>
 
     /// Registers `Slow` (async singleton held by `held`) and `Holder` (async graph, takes Slow).
     @discardableResult

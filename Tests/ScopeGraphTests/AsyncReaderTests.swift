@@ -25,13 +25,7 @@ import WatchdogSupport
 
     typealias Outcome<T> = Result<T, any Error>
 
-    /// A build held open by a gate: `started` opens when the factory runs, the factory returns
-    /// once `gate` opens.
-    struct HeldBuild: Sendable {
-        let started = AsyncLatch()
-        let gate = AsyncLatch()
-        let runs = Counter()
-    }
+    typealias HeldBuild = GatedBuild<Slow>
 
     /// Starts `count` tasks that each call `container.resolveAsync(T.self, tag:)` (readers, if
     /// a build is under way); returns once all asked and had time to begin waiting.

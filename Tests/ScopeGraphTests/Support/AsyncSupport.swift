@@ -175,3 +175,13 @@ extension Result where Failure == any Error {
         return value
     }
 }
+
+/// A build held open by a gate, for tests that make others wait for it: `started` opens when
+/// the factory runs, the factory returns once `gate` opens; `runs` counts factory runs and
+/// `built` watches every instance made (the factory appends them).
+struct GatedBuild<Built: AnyObject & Sendable>: Sendable {
+    let started = AsyncLatch()
+    let gate = AsyncLatch()
+    let runs = Counter()
+    let built = Guarded<[WeakProbe<Built>]>([])
+}
