@@ -555,8 +555,10 @@ private final class Built: Sendable {
                 let inner = scope.makeChild(name: "inner \(roundIndex)")
                 let late = Guarded<[String: Int]>([:])
                 let runs = Counter()
-                // Weak: the factories are kept by the scope, which they must not keep alive.
-                let scopeIsShutDown: @Sendable () -> Bool = { [weak scope] in scope?.isShutDown ?? true }
+                // Weak: the factories are kept by the scope, which they must not keep alive. A
+                // scope's factory never runs once the scope is gone (its owner), so a freed scope
+                // counts as running, as it did when the factories held it.
+                let scopeIsShutDown: @Sendable () -> Bool = { [weak scope] in scope?.isShutDown ?? false }
                 @Sendable func noteStart(_ label: String) {
                     guard scopeIsShutDown() else { return }
                     let name = Thread.current.name ?? "?"
