@@ -67,7 +67,7 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     /// handed to another thread, or kept after its resolve ended, starts its own there.
     private func join<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
         if let context {
-            if ThreadState.current.context === context { return try body(context) }
+            if ThreadState.current.isBound(context) { return try body(context) }
             // A synchronous request inside an async factory of the same resolve: nothing in it
             // suspends, so it joins, bound to this thread meanwhile.
             if context.isRunningInCurrentTask { return try context.bound { try body(context) } }

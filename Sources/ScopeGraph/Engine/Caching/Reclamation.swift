@@ -78,8 +78,41 @@ final class ThreadState: @unchecked Sendable {
     // context's fields: one thread, no overlapping accesses, and the dynamic checks would cost
     // on every resolve. ThreadSanitizer checks the confinement in CI.
     let announced = Atomic<UInt64>(0)
+    /// The resolve in progress on this thread, unretained (a retain and a release per request
+    /// otherwise). Invariant: whoever binds a context holds it strongly until it unbinds it
+    /// (`withContext`, `bound`, `BuildCoordinator.runBlocks`); debug builds check it with a
+    /// weak reference.
+    @exclusivity(unchecked) private(set) var boundContext: Unmanaged<ResolutionContext>?
+    #if DEBUG
+    @exclusivity(unchecked) private weak var boundCheck: ResolutionContext?
+    #endif
+
     /// The resolve in progress on this thread.
-    @exclusivity(unchecked) var context: ResolutionContext?
+    var context: ResolutionContext? {
+        get {
+            assertBoundContextAlive()
+            return boundContext?.takeUnretainedValue()
+        }
+        set {
+            boundContext = newValue.map { .passUnretained($0) }
+            #if DEBUG
+            boundCheck = newValue
+            #endif
+        }
+    }
+
+    /// Whether `context` is the resolve in progress on this thread (compared without
+    /// retaining it).
+    func isBound(_ context: ResolutionContext) -> Bool {
+        boundContext?.toOpaque() == Unmanaged.passUnretained(context).toOpaque()
+    }
+
+    @inline(__always)
+    func assertBoundContextAlive() {
+        #if DEBUG
+        assert(boundContext == nil || boundCheck != nil, "ScopeGraph: a context was freed while bound to its thread")
+        #endif
+    }
     /// A finished context that no other thread can reach, kept for the next top-level resolve.
     @exclusivity(unchecked) var spare: ResolutionContext?
 

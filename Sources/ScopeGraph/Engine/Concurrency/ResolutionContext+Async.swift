@@ -128,13 +128,13 @@ extension ResolutionContext {
     func instanceAsync<T>(of entry: Entry<T>, for request: Request) async throws -> T {
         switch entry.lifetime {
         case .unique:
-            return try await constructAsync(entry, request, root: request.start, identity: entry.serial)
+            return try await constructAsync(entry, request, identity: entry.serial)
         case .graph:
             if request.arguments != nil {
-                return try await constructAsync(entry, request, root: request.start, identity: entry.serial)
+                return try await constructAsync(entry, request, identity: entry.serial)
             }
             if let shared = sharedGraphInstance(of: entry, for: request) { return shared }
-            let value = try await constructAsync(entry, request, root: request.start, identity: entry.serial)
+            let value = try await constructAsync(entry, request, identity: entry.serial)
             keepGraphInstance(value, of: entry, for: request)
             return value
         case .singleton, .weakSingleton, .eagerSingleton, .perContainer:
@@ -159,15 +159,21 @@ extension ResolutionContext {
             builder.isAsync = true
             builder.inheritedPath = pathKeys
             coordinator.handOff(slot, from: self, to: builder)
-            // Its own task, started at once on this thread (see `startOwnTask`).
-            startOwnTask { await builder.runBuild(entry, in: slot, request, root: root) }
+            // Its own task, started at once on this thread (see `startOwnTask`). The task holds
+            // the request's starting container (a request does not: `Request.start`), since
+            // it may outlive this requester.
+            let start = request.start
+            startOwnTask {
+                await builder.runBuild(entry, in: slot, request, root: root)
+                withExtendedLifetime(start) {}
+            }
             if let value = try await coordinator.acquireAsync(slot, for: self, key: request.key) { return value as! T }
             // The build's instance was not kept (its registration was removed meanwhile):
             // this requester builds one itself.
         }
         let value: T
         do {
-            value = try await constructAsync(entry, request, root: root)
+            value = try await constructAsync(entry, request, owner: root)
         } catch {
             coordinator.abandon(slot, by: self)
             throw error
@@ -180,7 +186,7 @@ extension ResolutionContext {
     /// and publishes it (or leaves its error for the requesters that wait for it).
     func runBuild<T>(_ entry: Entry<T>, in slot: Slot<T>, _ request: Request, root: Container) async {
         _ = try? await runTopLevelAsync { context in
-            let value = try await context.constructAsync(entry, request, root: root)
+            let value = try await context.constructAsync(entry, request, owner: root)
             context.keepBuilt(value, of: entry, in: slot)
         }
     }
@@ -189,14 +195,14 @@ extension ResolutionContext {
 
     /// `construct`, awaiting an async factory or hopping to the main actor for a main-actor
     /// one; a synchronous factory runs inline, bound to the thread.
-    func constructAsync<T>(_ entry: Entry<T>, _ request: Request, root: Container, identity: UInt64? = nil)
+    func constructAsync<T>(_ entry: Entry<T>, _ request: Request, owner: Container? = nil, identity: UInt64? = nil)
         async throws -> T
     {
         let requested: Key? = request.key == entry.key ? nil : request.key
         try enterConstruction(entry, key: requested, identity: identity)
         let value: T
+        let resolver = Resolver(container: owner ?? request.start, context: self)
         do {
-            let resolver = Resolver(container: root, context: self)
             let arguments = request.arguments
             if let factory = entry.asyncFactory {
                 value = try await factory.body(resolver, arguments)
@@ -210,7 +216,7 @@ extension ResolutionContext {
         } catch {
             throw failConstruction(request.key, error)
         }
-        leaveConstruction(entry, key: request.key, root: root, value: value)
+        leaveConstruction(entry, key: request.key, root: resolver.container, value: value)
         return value
     }
 }

@@ -223,10 +223,35 @@ package class AnyEntry: @unchecked Sendable {
 struct Request: Sendable {
     /// The key as requested (a forwarded type, or the entry's own key).
     let key: Key
-    /// The container the request's lookup started from.
-    let start: Container
+    /// Unretained (a retain and a release per request otherwise, on the slow path of an
+    /// object that is weakly referenced, as containers are). Invariant: whoever makes a request
+    /// holds its starting container for as long as the request is used: the caller of a
+    /// resolve holds the container it called, a `Resolver` its own, and a build handed off to a
+    /// task of its own holds it in that task (`cachedInstanceAsync`). Debug builds check it
+    /// with a weak reference.
+    private unowned(unsafe) let unretainedStart: Container
+    #if DEBUG
+    private weak var startCheck: Container?
+    #endif
     /// Runtime arguments, when the key has argument types.
     let arguments: Arguments?
+
+    init(key: Key, start: Container, arguments: Arguments?) {
+        self.key = key
+        unretainedStart = start
+        self.arguments = arguments
+        #if DEBUG
+        startCheck = start
+        #endif
+    }
+
+    /// The container the request's lookup started from.
+    var start: Container {
+        #if DEBUG
+        assert(startCheck != nil, "ScopeGraph: a request outlived the container it started from")
+        #endif
+        return unretainedStart
+    }
 }
 
 /// Set when a registration is removed or replaced, after which a build that was already

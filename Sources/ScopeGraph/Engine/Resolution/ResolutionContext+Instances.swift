@@ -21,7 +21,7 @@ extension ResolutionContext {
         // lookup per call, which `unique`, the most common uncached lifetime, should not pay.
         switch entry.lifetime {
         case .unique:
-            return try construct(entry, request, root: request.start, identity: entry.serial)
+            return try construct(entry, request, identity: entry.serial)
         case .graph:
             return try graphInstance(of: entry, for: request)
         case .singleton, .weakSingleton, .eagerSingleton, .perContainer:
@@ -34,10 +34,10 @@ extension ResolutionContext {
     func graphInstance<T>(of entry: Entry<T>, for request: Request) throws -> T {
         // Instances resolved with runtime arguments are never shared.
         if request.arguments != nil {
-            return try construct(entry, request, root: request.start, identity: entry.serial)
+            return try construct(entry, request, identity: entry.serial)
         }
         if let shared = sharedGraphInstance(of: entry, for: request) { return shared }
-        let value = try construct(entry, request, root: request.start, identity: entry.serial)
+        let value = try construct(entry, request, identity: entry.serial)
         keepGraphInstance(value, of: entry, for: request)
         return value
     }
@@ -52,7 +52,7 @@ extension ResolutionContext {
         if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
         let value: T
         do {
-            value = try construct(entry, request, root: root)
+            value = try construct(entry, request, owner: root)
         } catch {
             BuildCoordinator.shared.abandon(slot, by: self)
             throw error
@@ -126,17 +126,20 @@ extension ResolutionContext {
     // is popped when it returns (queueing the instance's `onResolved` blocks) or throws
     // (turning the error into a `ResolutionError` about the deepest cause).
 
-    /// Runs `entry`'s factory for `request`, resolving its dependencies from `root`.
+    /// Runs `entry`'s factory for `request`, resolving its dependencies from `owner` (the slot's
+    /// container, for cached lifetimes) or else from the request's starting container.
     /// `identity` is set for uncached lifetimes, whose cycles are detected by registration.
-    func construct<T>(_ entry: Entry<T>, _ request: Request, root: Container, identity: UInt64? = nil) throws -> T {
+    func construct<T>(_ entry: Entry<T>, _ request: Request, owner: Container? = nil, identity: UInt64? = nil) throws
+        -> T
+    {
         // The frame keeps the requested key only when it is not the entry's own.
         let requested: Key? = request.key == entry.key ? nil : request.key
         try enterConstruction(entry, key: requested, identity: identity)
         let value: T
+        let resolver = Resolver(container: owner ?? request.start, context: self)
         do {
             // After the cycle check: a constructor cycle is reported as one, whatever its kinds.
             if entry.kind != .sync { try checkRunnableSynchronously(entry, request.key) }
-            let resolver = Resolver(container: root, context: self)
             if let mainActor = entry.mainActorFactory {
                 value = try MainActorCheck.runAssumingMainActor { try mainActor.body(resolver, request.arguments) }
             } else {
@@ -145,7 +148,7 @@ extension ResolutionContext {
         } catch {
             throw failConstruction(request.key, error)
         }
-        leaveConstruction(entry, key: request.key, root: root, value: value)
+        leaveConstruction(entry, key: request.key, root: resolver.container, value: value)
         return value
     }
 
@@ -181,7 +184,10 @@ extension ResolutionContext {
         if let identity, stack.contains(where: { $0.identity == identity }) {
             throw cycleError(requested ?? entry.key)
         }
-        if let endless = endlessBlockChain(entry, key: requested ?? entry.key) { throw endless }
+        // Only while a block runs (checked here: the key is not copied otherwise).
+        if !blockLineage.isEmpty, let endless = endlessBlockChain(entry, key: requested ?? entry.key) {
+            throw endless
+        }
         stack.append(Frame(requestedKey: requested, entry: entry, identity: identity))
     }
 

@@ -5,24 +5,29 @@ extension ResolutionContext {
     /// pending `onResolved` blocks run and cached instances are published before it returns;
     /// on failure nothing it built is cached.
     static func withContext<R>(_ body: (ResolutionContext) throws -> R) throws -> R {
-        // Unretained: the thread-local holds the thread's state until the thread exits.
-        let thread = ThreadState.currentUnmanaged.takeUnretainedValue()
-        if let context = thread.context { return try body(context) }
-        // A `container.resolve` made directly inside an async factory joins its resolve.
-        if let context = taskContext, context.isRunningInCurrentTask { return try context.bound { try body(context) } }
-        let context = thread.spare ?? ResolutionContext()
-        thread.spare = nil
-        thread.context = context
-        defer { context.unbind(from: thread) }
-        let result: R
-        do {
-            result = try body(context)
-        } catch {
-            context.failTopLevel(error)
-            throw error
+        // Unretained: the thread-local holds the thread's state until the thread exits (and
+        // measured: a retain and a release of it per request otherwise).
+        try ThreadState.currentUnmanaged._withUnsafeGuaranteedRef { thread in
+            thread.assertBoundContextAlive()
+            // Unretained: the context's binder holds it until it unbinds it (`ThreadState`).
+            if let bound = thread.boundContext { return try bound._withUnsafeGuaranteedRef(body) }
+            // A `container.resolve` made directly inside an async factory joins its resolve.
+            if let context = taskContext, context.isRunningInCurrentTask {
+                return try context.bound { try body(context) }
+            }
+            let context = thread.spare.take() ?? ResolutionContext()
+            thread.context = context
+            defer { if context.unbind(from: thread) { thread.spare = context } }
+            let result: R
+            do {
+                result = try body(context)
+            } catch {
+                context.failTopLevel(error)
+                throw error
+            }
+            try context.endTopLevel()
+            return result
         }
-        try context.endTopLevel()
-        return result
     }
 
     /// Ends a successful top-level resolve: runs the pending `onResolved` blocks and
@@ -43,7 +48,7 @@ extension ResolutionContext {
         // resolves must start a resolve of its own, not join this finishing one (its blocks run
         // bound to their own context, `BuildCoordinator.runBlocks`).
         let thread = ThreadState.current
-        if thread.context === self { thread.context = nil }
+        if thread.isBound(self) { thread.context = nil }
         try BuildCoordinator.shared.finish(self)
     }
 
@@ -53,19 +58,19 @@ extension ResolutionContext {
         // Unbound first: releasing what it built may run a deinit that resolves, which must
         // start a resolve of its own instead of joining this failed one.
         let thread = ThreadState.current
-        if thread.context === self { thread.context = nil }
+        if thread.isBound(self) { thread.context = nil }
         BuildCoordinator.shared.fail(self, with: error)
     }
 
-    /// Unbinds the finished context from `thread`; keeps it for the thread's next top-level
-    /// resolve when no other thread can reach it.
-    private func unbind(from thread: ThreadState) {
+    /// Unbinds the finished context from `thread`; returns whether the thread may keep it for
+    /// its next top-level resolve (no other thread can reach it, and the thread keeps none).
+    private func unbind(from thread: ThreadState) -> Bool {
         thread.context = nil
         topLevelStart = nil
         clearFinishedWork()
-        guard !usedCoordinator else { return }
+        guard !usedCoordinator else { return false }
         lastConstructed = nil
-        if thread.spare == nil { thread.spare = self }
+        return thread.spare == nil
     }
 
     /// Drops what a finished resolve may still hold: blocks that never ran (their resolvers
