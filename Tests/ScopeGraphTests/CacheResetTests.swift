@@ -1,6 +1,7 @@
 import Foundation
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 /// A service whose instances the cache-reset tests tell apart and watch through weak references.
 private protocol Account: AnyObject, Sendable {}
@@ -318,6 +319,34 @@ private func registerSession(
 
         #expect(try app.resolve(UserSession.self, tag: "kept") === kept, "the replacement keeps its instance")
         #expect(try app.resolveIfRegistered(UserSession.self) == nil, "a reset brings nothing back")
+    }
+
+    // MARK: A reset that overlaps a build
+
+    @Test func aResetDuringASingletonsBuildLeavesThatBuildsInstanceCached() async throws {
+        let app = Container(name: "app")
+        let runs = Counter()
+        let gate = ShutdownGate()
+        registerSession(in: app, lifetime: .singleton, runs: runs)
+        app.register(ProfileStore.self, lifetime: .singleton) { r in
+            // The session's factory has returned; the resolve has not ended (nothing published).
+            let session = try r.resolve(UserSession.self)
+            gate.arriveAndWait()
+            return ProfileStore(session: session)
+        }
+        let outcome = try await withAsyncWatchdog(seconds: 30) {
+            let building = Task { await runOnNewThread { Result { try app.resolve(ProfileStore.self) } } }
+            await gate.arrived()
+            app.resetCachedInstances()
+            gate.open()
+            let store = try await building.value.get()
+            return (store, try app.resolve(ProfileStore.self), try app.resolve(UserSession.self))
+        }
+        let (store, storeAfter, sessionAfter) = try #require(outcome)
+        // The resolve overlapped the reset, so it counts as after it: what it built is cached.
+        #expect(storeAfter === store)
+        #expect(sessionAfter === store.session)
+        #expect(runs.value == 1)
     }
 
     // MARK: The guide's example

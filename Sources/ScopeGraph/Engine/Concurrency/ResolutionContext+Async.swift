@@ -133,7 +133,9 @@ extension ResolutionContext {
             if request.arguments != nil {
                 return try await constructAsync(entry, request, identity: entry.serial)
             }
-            if let shared = sharedGraphInstance(of: entry, for: request) { return shared }
+            if let position = sharedGraphPosition(of: entry, for: request) {
+                return sharedGraphInstance(at: position, as: T.self)
+            }
             let value = try await constructAsync(entry, request, identity: entry.serial)
             keepGraphInstance(value, of: entry, for: request)
             return value
