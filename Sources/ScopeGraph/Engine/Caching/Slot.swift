@@ -107,6 +107,30 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         return Reclamation.read { readPublished() }
     }
 
+    /// The published instance, or else `make()`'s, outside a protected read. For unspecialized
+    /// callers: `published()`'s `T?` costs them a metadata lookup per call (measured: about
+    /// 250 instructions), this takes a retain and a release of the box instead.
+    func published(orElse make: () throws -> T) rethrows -> T {
+        if box.load(ordering: .relaxed) != 0, let box = Reclamation.read({ publishedBox() }) {
+            guard isWeak else {
+                // Invariant: as in `readPublished`, a strong slot publishes `StrongBox<T>`s.
+                assert(box is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: box))")
+                return unsafeDowncast(box, to: StrongBox<T>.self).value
+            }
+            // Checked: a weak slot only publishes instances of `T` (`makeBox`).
+            if let object = (box as! WeakBox).object { return object as! T }
+        }
+        return try make()
+    }
+
+    /// The published box, retained. Call only inside a `Reclamation` read.
+    private func publishedBox() -> AnyObject? {
+        let bits = box.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return nil }
+        // Invariant: a published box stays alive until the read ends (`swap`).
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+    }
+
     override func publishedAny() -> Any? { published() }
 
     override func instance(in box: AnyObject) -> Any? {

@@ -49,7 +49,14 @@ extension ResolutionContext {
     @inline(never)
     func cachedLifetimeInstance<T>(of entry: Entry<T>, for request: Request) throws -> T {
         let (slot, root) = try cacheLocation(of: entry, for: request)
-        if let published = slot.published() { return published }
+        return try slot.published { try newCachedInstance(of: entry, for: request, in: slot, owner: root) }
+    }
+
+    /// `cachedLifetimeInstance` when nothing is published yet: the instance another resolve is
+    /// building, once it is built, or a new one this resolve builds and publishes when it ends.
+    private func newCachedInstance<T>(of entry: Entry<T>, for request: Request, in slot: Slot<T>, owner root: Container)
+        throws -> T
+    {
         // Checked: what a slot of `T` holds is a `T`.
         if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
         let value: T
