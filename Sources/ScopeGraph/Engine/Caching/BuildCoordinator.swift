@@ -204,8 +204,9 @@ final class BuildCoordinator: @unchecked Sendable {
         }
         if context.group.published { return .done }
         guard context.group.members.allSatisfy(\.isDone), context.group.runningBlocks == 0 else { return .wait }
-        var work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
-        if !work.isEmpty {
+        // Checked first: collecting no blocks still allocated an array.
+        if context.group.members.contains(where: { !$0.pending.isEmpty }) {
+            var work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
             // Blocks may build more instances, with blocks of their own: decided again after.
             work.sort { $0.1.sequence < $1.1.sequence }
             context.group.runningBlocks += 1
