@@ -108,7 +108,15 @@ public final class Container: Sendable {
         self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
     }
 
+    #if DEBUG
+    /// For the debug check of a request's unretained starting container (`Request.start`).
+    let liveness = DebugLiveness()
+    #endif
+
     deinit {
+        #if DEBUG
+        liveness.end()
+        #endif
         let bits = memo.load(ordering: .sequentiallyConsistent)
         if bits != 0 {
             // Invariant: `memo` holds a retained snapshot (see `swapMemo`).

@@ -80,11 +80,11 @@ final class ThreadState: @unchecked Sendable {
     let announced = Atomic<UInt64>(0)
     /// The resolve in progress on this thread, unretained (a retain and a release per request
     /// otherwise). Invariant: whoever binds a context holds it strongly until it unbinds it
-    /// (`withContext`, `bound`, `BuildCoordinator.runBlocks`); debug builds check it with a
-    /// weak reference.
+    /// (`withContext`, `bound`, `BuildCoordinator.runBlocks`); debug builds check it
+    /// (`DebugLiveness`).
     @exclusivity(unchecked) private(set) var boundContext: Unmanaged<ResolutionContext>?
     #if DEBUG
-    @exclusivity(unchecked) private weak var boundCheck: ResolutionContext?
+    @exclusivity(unchecked) private var boundIdentity: UInt64 = 0
     #endif
 
     /// The resolve in progress on this thread.
@@ -96,7 +96,7 @@ final class ThreadState: @unchecked Sendable {
         set {
             boundContext = newValue.map { .passUnretained($0) }
             #if DEBUG
-            boundCheck = newValue
+            boundIdentity = newValue?.liveness.current ?? 0
             #endif
         }
     }
@@ -110,7 +110,9 @@ final class ThreadState: @unchecked Sendable {
     @inline(__always)
     func assertBoundContextAlive() {
         #if DEBUG
-        assert(boundContext == nil || boundCheck != nil, "ScopeGraph: a context was freed while bound to its thread")
+        guard let boundContext else { return }
+        let identity = boundContext._withUnsafeGuaranteedRef { $0.liveness.current }
+        assert(identity == boundIdentity, "ScopeGraph: a context was freed while bound to its thread")
         #endif
     }
     /// A finished context that no other thread can reach, kept for the next top-level resolve.

@@ -228,10 +228,10 @@ struct Request: Sendable {
     /// holds its starting container for as long as the request is used: the caller of a
     /// resolve holds the container it called, a `Resolver` its own, and a build handed off to a
     /// task of its own holds it in that task (`cachedInstanceAsync`). Debug builds check it
-    /// with a weak reference.
+    /// (`DebugLiveness`).
     private unowned(unsafe) let unretainedStart: Container
     #if DEBUG
-    private weak var startCheck: Container?
+    private let startIdentity: UInt64
     #endif
     /// Runtime arguments, when the key has argument types.
     let arguments: Arguments?
@@ -241,14 +241,16 @@ struct Request: Sendable {
         unretainedStart = start
         self.arguments = arguments
         #if DEBUG
-        startCheck = start
+        startIdentity = start.liveness.current
         #endif
     }
 
     /// The container the request's lookup started from.
     var start: Container {
         #if DEBUG
-        assert(startCheck != nil, "ScopeGraph: a request outlived the container it started from")
+        assert(
+            unretainedStart.liveness.current == startIdentity,
+            "ScopeGraph: a request outlived the container it started from")
         #endif
         return unretainedStart
     }

@@ -56,6 +56,12 @@ final class ResolutionContext: @unchecked Sendable {
     /// top-level resolve holds that container until the resolve ends, and this is cleared then.
     @exclusivity(unchecked) var topLevelStart: Unmanaged<Container>?
 
+    #if DEBUG
+    /// For the debug check of the thread's unretained binding (`ThreadState.boundContext`).
+    let liveness = DebugLiveness()
+    deinit { liveness.end() }
+    #endif
+
     // Guarded by the coordinator's lock.
     @exclusivity(unchecked) var group: ResolutionGroup!
     @exclusivity(unchecked) var waitingOn: ResolutionContext?
