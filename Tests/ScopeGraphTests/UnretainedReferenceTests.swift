@@ -1,0 +1,44 @@
+import Testing
+
+@testable import ScopeGraph
+
+/// The debug checks of the engine's unretained references (`DebugLiveness`): a reference
+/// that outlives its object stops the process in a debug build instead of reading freed
+/// memory unnoticed.
+@Suite struct UnretainedReferenceTests {
+    @Test func everyObjectHasAnIdentityOfItsOwnUntilItsDeinitClearsIt() {
+        let first = DebugLiveness()
+        let second = DebugLiveness()
+        #expect(first.current != 0)
+        #expect(second.current != 0)
+        #expect(first.current != second.current)
+        first.end()
+        #expect(first.current == 0)
+    }
+
+    #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
+    @Test func aRequestThatOutlivesItsStartingContainerStopsADebugBuild() async {
+        #if DEBUG
+        await #expect(processExitsWith: .failure) {
+            var container: Container? = Container(name: "freed")
+            let request = Request(key: Key(Int.self, tag: nil), start: container!, arguments: nil)
+            container = nil
+            _ = request.start
+        }
+        #endif
+    }
+
+    @Test func aContextFreedWhileBoundToItsThreadStopsADebugBuild() async {
+        #if DEBUG
+        await #expect(processExitsWith: .failure) {
+            let thread = ThreadState.current
+            do {
+                let context = ResolutionContext()
+                thread.context = context
+            }
+            _ = thread.context
+        }
+        #endif
+    }
+    #endif
+}
