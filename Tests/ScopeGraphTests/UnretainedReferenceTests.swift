@@ -19,18 +19,20 @@ import Testing
     #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
     @Test func aRequestThatOutlivesItsStartingContainerStopsADebugBuild() async {
         #if DEBUG
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             var container: Container? = Container(name: "freed")
             let request = Request(key: Key(Int.self, tag: nil), start: container!, arguments: nil)
             container = nil
             _ = request.start
         }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains("a request outlived the container it started from"), "\(output)")
         #endif
     }
 
     @Test func aContextFreedWhileBoundToItsThreadStopsADebugBuild() async {
         #if DEBUG
-        await #expect(processExitsWith: .failure) {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let thread = ThreadState.current
             do {
                 let context = ResolutionContext()
@@ -38,6 +40,8 @@ import Testing
             }
             _ = thread.context
         }
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(output.contains("a context was freed while bound to its thread"), "\(output)")
         #endif
     }
     #endif

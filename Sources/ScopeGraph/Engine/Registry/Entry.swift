@@ -229,7 +229,7 @@ struct Request: Sendable {
     /// resolve holds the container it called, a `Resolver` its own, and a build handed off to a
     /// task of its own holds it in that task (`cachedInstanceAsync`). Debug builds check it
     /// (`DebugLiveness`).
-    private unowned(unsafe) let unretainedStart: Container
+    private let unretainedStart: Unmanaged<Container>
     #if DEBUG
     private let startIdentity: UInt64
     #endif
@@ -238,7 +238,7 @@ struct Request: Sendable {
 
     init(key: Key, start: Container, arguments: Arguments?) {
         self.key = key
-        unretainedStart = start
+        unretainedStart = .passUnretained(start)
         self.arguments = arguments
         #if DEBUG
         startIdentity = start.liveness.current
@@ -248,11 +248,12 @@ struct Request: Sendable {
     /// The container the request's lookup started from.
     var start: Container {
         #if DEBUG
+        // Read without a retain: the object may be gone.
         assert(
-            unretainedStart.liveness.current == startIdentity,
+            unretainedStart._withUnsafeGuaranteedRef { $0.liveness.current } == startIdentity,
             "ScopeGraph: a request outlived the container it started from")
         #endif
-        return unretainedStart
+        return unretainedStart.takeUnretainedValue()
     }
 }
 
