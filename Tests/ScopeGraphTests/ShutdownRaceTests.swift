@@ -9,21 +9,44 @@ import WatchdogSupport
 /// ThreadSanitizer.
 @Suite struct ShutdownRaceTests {
     /// One race: a root with a singleton pool and a `perContainer` handler built from it, and
-    /// workers that make children (each registering its own singleton) and resolve from them;
-    /// what they returned, the errors they threw and the containers they made.
+    /// workers that step (each step makes a child registering its own singleton, and resolves
+    /// from it); the latest steps of each worker, the instances racing resolves returned, and
+    /// the errors they threw.
+    ///
+    /// Only a worker's latest steps can race with `shutdown()` (a worker stops at its first step
+    /// that fails), so each worker keeps its last `keptSteps` and lets the older ones go: their
+    /// child is freed, without hooks, and what was resolved from it with it. What the shutdown
+    /// closes, and what the race frees at its end, then stay small however late the shutdown
+    /// begins: a race that kept every child ended with tens of thousands of them when the
+    /// shutdown began late (a parent's children freed in the order they were made take minutes
+    /// under AddressSanitizer, quadratic in their number).
     private final class Race: Sendable {
+        /// One step: its child, kept so that only `shutdown()` can end it (a dropped container
+        /// runs no hooks), and the instances its resolves returned.
+        final class Step: Sendable {
+            let child: Container
+            let returned = Guarded<[ShutdownProbe]>([])
+            init(_ child: Container) { self.child = child }
+        }
+
+        /// How many of its latest steps a worker keeps.
+        static let keptSteps = 32
+
         let recorder = ShutdownRecorder()
         let created = Counter()
-        let returned = Guarded<[ShutdownProbe]>([])
+        /// How many instances racing resolves returned, in every step (kept or let go).
+        let returned = Counter()
         let unexpected = Guarded<[String]>([])
-        let madeChildren = Guarded<[Container]>([])
+        /// Each worker's latest steps, oldest first.
+        let kept: Guarded<[[Step]]>
         let workersRunning = Counter()
         let root = Container(name: "root")
 
         /// With `asyncFactories`, the handler's factory resolves the pool with `resolveAsync`: a
         /// synchronous resolve inside a factory may meet the pool being built by another task's
         /// async resolve, and then throws `.requiresAsync` by design (see "Swift concurrency").
-        init(asyncFactories: Bool = false) {
+        init(workers: Int, asyncFactories: Bool = false) {
+            kept = Guarded(Array(repeating: [], count: workers))
             let (recorder, created) = (recorder, created)
             root.register(ShutdownProbe.self, tag: "pool", lifetime: .singleton) { _ in
                 created.increment()
@@ -43,9 +66,9 @@ import WatchdogSupport
             handler.onShutdown { recorder.record($0) }
         }
 
-        /// Makes a child with its own singleton, and keeps it, so that only `shutdown()` can
-        /// end it (a dropped container runs no hooks).
-        func makeChild(_ name: String) -> Container {
+        /// Begins a step of `worker`: a child with its own singleton, kept with the worker's
+        /// latest steps (the oldest one beyond `keptSteps` is let go, after unlocking).
+        func beginStep(of worker: Int, _ name: String) -> Step {
             let child = root.makeChild(name: name)
             let (recorder, created) = (recorder, created)
             child.register(ShutdownProbe.self, tag: "own", lifetime: .singleton) { _ in
@@ -53,13 +76,19 @@ import WatchdogSupport
                 return ShutdownProbe("own")
             }
             .onShutdown { recorder.record($0) }
-            madeChildren.withLock { $0.append(child) }
-            return child
+            let step = Step(child)
+            let dropped = kept.withLock { kept -> Step? in
+                kept[worker].append(step)
+                return kept[worker].count > Self.keptSteps ? kept[worker].removeFirst() : nil
+            }
+            _ = dropped
+            return step
         }
 
-        /// Keeps an instance a racing resolve returned.
-        func keep(_ instance: ShutdownProbe) -> ShutdownProbe {
-            returned.withLock { $0.append(instance) }
+        /// Keeps an instance a racing resolve of `step` returned.
+        func keep(_ instance: ShutdownProbe, in step: Step) -> ShutdownProbe {
+            step.returned.withLock { $0.append(instance) }
+            returned.increment()
             return instance
         }
 
@@ -69,15 +98,15 @@ import WatchdogSupport
             unexpected.withLock { $0.append("\(error)") }
         }
 
-        /// One step on a thread: a new child, its own singleton (whose lookup stays in the
-        /// child), its handler (whose lookup reaches the root), the pool; each instance kept as
-        /// soon as it is returned. False once a resolve failed.
-        func step(_ name: String) -> Bool {
-            let child = makeChild(name)
+        /// One step of `worker` on a thread: a new child, its own singleton (whose lookup stays
+        /// in the child), its handler (whose lookup reaches the root), the pool; each instance
+        /// kept as soon as it is returned. False once a resolve failed.
+        func step(of worker: Int, _ name: String) -> Bool {
+            let step = beginStep(of: worker, name)
             do {
-                _ = keep(try child.resolveProbe("own"))
-                let handler = keep(try child.resolveProbe("handler"))
-                let pool = keep(try root.resolveProbe("pool"))
+                _ = keep(try step.child.resolveProbe("own"), in: step)
+                let handler = keep(try step.child.resolveProbe("handler"), in: step)
+                let pool = keep(try root.resolveProbe("pool"), in: step)
                 if handler.dependencies.first !== pool { unexpected.withLock { $0.append("two pools") } }
                 return true
             } catch {
@@ -87,13 +116,13 @@ import WatchdogSupport
         }
 
         /// One step in a task, with `resolveAsync`.
-        func stepAsync(_ name: String) async -> Bool {
-            let child = makeChild(name)
+        func stepAsync(of worker: Int, _ name: String) async -> Bool {
+            let step = beginStep(of: worker, name)
             do {
-                _ = keep(try await child.resolveAsync(ShutdownProbe.self, tag: "own"))
+                _ = keep(try await step.child.resolveAsync(ShutdownProbe.self, tag: "own"), in: step)
                 await Task.yield()
-                let handler = keep(try await child.resolveAsync(ShutdownProbe.self, tag: "handler"))
-                let pool = keep(try await root.resolveAsync(ShutdownProbe.self, tag: "pool"))
+                let handler = keep(try await step.child.resolveAsync(ShutdownProbe.self, tag: "handler"), in: step)
+                let pool = keep(try await root.resolveAsync(ShutdownProbe.self, tag: "pool"), in: step)
                 if handler.dependencies.first !== pool { unexpected.withLock { $0.append("two pools") } }
                 return true
             } catch {
@@ -108,45 +137,49 @@ import WatchdogSupport
             let hookedIdentities = Set(hooked.map(ObjectIdentifier.init))
             if hookedIdentities.count != hooked.count { problems.append("a hook ran twice for one instance") }
             if recorder.count != hooked.count { problems.append("a hook ran after shutdown() returned") }
-            let escaped = returned.current.filter { !hookedIdentities.contains(ObjectIdentifier($0)) }
+            let steps = kept.current.joined()
+            let escaped = steps.flatMap(\.returned.current).filter { !hookedIdentities.contains(ObjectIdentifier($0)) }
             if !escaped.isEmpty {
                 let labels = Set(escaped.map(\.label)).sorted()
                 problems.append("\(escaped.count) returned instance(s) escaped their hook: \(labels)")
             }
             if hooked.count > created.value { problems.append("more hooked instances than factory runs") }
-            let running = madeChildren.current.filter { !$0.isShutDown }.map(\.name)
+            let running = steps.map(\.child).filter { !$0.isShutDown }.map(\.name)
             if !running.isEmpty { problems.append("children still running after the root's shutdown: \(running)") }
             return problems
         }
     }
 
     /// Races `threads` threads (each stepping until a resolve fails, at most `maxSteps` times)
-    /// with `root.shutdown()`, begun once every thread has stepped once. Returns the problems
-    /// and how many instances racing resolves returned.
+    /// with `root.shutdown()`, begun on a thread of its own once every thread has stepped once
+    /// (not by a task, which a busy cooperative pool may start seconds later). Returns the
+    /// problems and how many instances racing resolves returned.
     private static func threadRace(threads: Int, maxSteps: Int) async throws -> (problems: [String], returned: Int) {
-        let race = Race()
+        let race = Race(workers: threads)
+        let everyThreadStepped = DispatchSemaphore(value: 0)
         let workers = ShutdownRaceThreads(threads) { index in
             for step in 0..<maxSteps {
-                let goOn = race.step("thread-\(index)-\(step)")
-                if step == 0 { race.workersRunning.increment() }
+                let goOn = race.step(of: index, "thread-\(index)-\(step)")
+                if step == 0, race.workersRunning.increment() == threads { everyThreadStepped.signal() }
                 if !goOn { return }
             }
         }
-        await shutdownEventually { race.workersRunning.value >= threads }
-        try await race.root.shutdown()
-        let hooked = race.recorder.instances
+        let hooked = try await runOnThread(after: everyThreadStepped) {
+            try await race.root.shutdown()
+            return race.recorder.instances
+        }
         await workers.finished()
-        return (race.problems(hookedWhenShutdownReturned: hooked), race.returned.current.count)
+        return (race.problems(hookedWhenShutdownReturned: hooked), race.returned.value)
     }
 
     /// Races `tasks` tasks using `resolveAsync` with `root.shutdown()`, as `threadRace`.
     private static func taskRace(tasks: Int, maxSteps: Int) async throws -> (problems: [String], returned: Int) {
-        let race = Race(asyncFactories: true)
+        let race = Race(workers: tasks, asyncFactories: true)
         let hooked = try await withThrowingTaskGroup(of: [ShutdownProbe]?.self) { group in
             for index in 0..<tasks {
                 group.addTask {
                     for step in 0..<maxSteps {
-                        let goOn = await race.stepAsync("task-\(index)-\(step)")
+                        let goOn = await race.stepAsync(of: index, "task-\(index)-\(step)")
                         if step == 0 { race.workersRunning.increment() }
                         if !goOn { break }
                     }
@@ -162,7 +195,7 @@ import WatchdogSupport
             for try await result in group { if let result { hooked = result } }
             return hooked
         }
-        return (race.problems(hookedWhenShutdownReturned: hooked), race.returned.current.count)
+        return (race.problems(hookedWhenShutdownReturned: hooked), race.returned.value)
     }
 
     @Test func resolvesOnOtherThreadsFinishBeforeTheShutdownWithTheirHooksRunOrFailWithContainerShutDown()

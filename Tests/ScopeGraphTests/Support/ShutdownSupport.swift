@@ -70,6 +70,30 @@ final class ShutdownRaceThreads: Sendable {
     }
 }
 
+/// Runs `body` in a task started on a new thread once `ready` is signalled (or `timeout` s have
+/// passed), and returns what it returned. Where the platform has `Task.immediate`, the task runs
+/// on that thread until it first suspends: a shutdown begun in it begins at once, however busy
+/// the cooperative pool is (bound the wait with `withAsyncWatchdog`).
+func runOnThread<R: Sendable>(
+    after ready: DispatchSemaphore, timeout: Double = 30, _ body: @escaping @Sendable () async throws -> R
+) async throws -> R {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            _ = ready.wait(timeout: .now() + timeout)
+            let operation: @Sendable () async -> Void = {
+                continuation.resume(with: await Result(catching: body))
+            }
+            if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+                Task.immediate(operation: operation)
+            } else {
+                Task(operation: operation)
+            }
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+}
+
 /// A one-shot gate: work waits until the test opens it (a thread with a bounded wait, so that
 /// a bug cannot hang it for good; a task by suspending).
 final class ShutdownGate: Sendable {
