@@ -124,9 +124,13 @@ final class ShutdownGate: Sendable {
     }
 }
 
-/// Polls `condition` until it holds (bound it with `withAsyncWatchdog`).
+/// Polls `condition` until it holds (bound it with `withAsyncWatchdog`), or until the task is
+/// cancelled (a watchdog that fired cancels its work: polling on would spin on the cooperative
+/// pool, since a cancelled task's sleep returns at once).
 func shutdownEventually(_ condition: @Sendable () -> Bool) async {
-    while !condition() { try? await Task.sleep(for: .milliseconds(1)) }
+    while !condition() {
+        do { try await Task.sleep(for: .milliseconds(1)) } catch { return }
+    }
 }
 
 /// The kind of a `ResolutionError` thrown by `body`, or `nil` when it threw no
