@@ -131,14 +131,38 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
-    override func publishedAny() -> Any? { published() }
+    /// The published instance, as `Any`: no `T?` (see `published(orElse:)`).
+    override func publishedAny() -> Any? {
+        guard box.load(ordering: .relaxed) != 0, let box = Reclamation.read({ publishedBox() }) else { return nil }
+        return instance(in: box)
+    }
+
+    /// Hands the published instance to `deliver`; false when there is none. No `T?` (see
+    /// `published(orElse:)`).
+    func deliverPublished(to deliver: (T) -> Void) -> Bool {
+        guard box.load(ordering: .relaxed) != 0, let box = Reclamation.read({ publishedBox() }) else { return false }
+        guard isWeak else {
+            // Invariant: as in `readPublished`, a strong slot publishes `StrongBox<T>`s.
+            assert(box is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: box))")
+            deliver(unsafeDowncast(box, to: StrongBox<T>.self).value)
+            return true
+        }
+        // Checked: a weak slot only publishes instances of `T` (`makeBox`).
+        guard let object = (box as! WeakBox).object else { return false }
+        deliver(object as! T)
+        return true
+    }
 
     override func instance(in box: AnyObject) -> Any? {
         if isWeak {
             // Checked: a weak slot's boxes are `WeakBox`es of `T` instances (`makeBox`).
-            return (box as! WeakBox).object.map { $0 as! T }
+            guard let object = (box as! WeakBox).object else { return nil }
+            return object as! T
         }
-        return (box as! StrongBox<T>).value
+        // Invariant: as in `readPublished`, a strong slot publishes `StrongBox<T>`s (a checked
+        // cast would look `StrongBox<T>` up at every call).
+        assert(box is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: box))")
+        return unsafeDowncast(box, to: StrongBox<T>.self).value
     }
 
     /// The box that publishes `value`. `nil` for a value type in a weak slot: it cannot be

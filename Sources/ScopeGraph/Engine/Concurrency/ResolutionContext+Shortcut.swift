@@ -46,15 +46,29 @@ extension ResolutionContext {
                 guard scope?.observer == nil, let slot = entry.cacheSlot(for: request, in: context) else {
                     return .resolveAsync
                 }
-                // A forwarded request whose instance is not a `T` gets its error from the
-                // async path.
-                if let published = slot.publishedAny() {
-                    guard let instance = published as? T else { return .resolveAsync }
-                    deliver(instance)
-                    return .delivered
+                if entry.valueType == T.self {
+                    // Invariant: an entry of `T`'s own type makes `Slot<T>`s (`Entry<T>`).
+                    assert(slot is Slot<T>, "ScopeGraph: a \(Swift.type(of: slot)) for \(T.self)")
+                    if unsafeDowncast(slot, to: Slot<T>.self).deliverPublished(to: deliver) { return .delivered }
+                } else if let step = deliverForwarded(slot, as: T.self, to: deliver) {
+                    return step
                 }
                 return startsResolve ? .awaitBuild(slot) : .resolveAsync
             }
         }
+    }
+
+    /// The shortcut's step for a forwarded type's published instance; `nil` when none is
+    /// published. A function of its own: the `T?` of its cast costs a metadata lookup, which
+    /// requests for a registration's own type should not pay.
+    @inline(never)
+    private static func deliverForwarded<T>(_ slot: AnySlot, as type: T.Type, to deliver: (T) -> Void)
+        -> ShortcutStep?
+    {
+        guard let published = slot.publishedAny() else { return nil }
+        // A forwarded request whose instance is not a `T` gets its error from the async path.
+        guard let instance = published as? T else { return .resolveAsync }
+        deliver(instance)
+        return .delivered
     }
 }
