@@ -30,28 +30,38 @@ extension Container: Resolving, ResolutionEntryPoint {
     ) async throws -> T {
         if tag == nil, let cached = cachedInstance(of: T.self) { return cached }
         var found: T?
-        if try resolveWithoutSuspending(type, tag: tag, into: { found = $0 }), let found { return found }
-        return try await resolveAsyncInContext(type, tag: tag).value
+        let outcome = try resolveWithoutSuspending(type, tag: tag, into: { found = $0 })
+        if outcome == .delivered, let found { return found }
+        return try await resolveAsyncInContext(type, tag: tag, waitFirst: outcome == .awaitBuild).value
     }
 
     /// The part of `resolveAsync`'s shortcut (`ResolutionContext.shortcut`) that needs no
-    /// suspension, called without an async frame: true when it handed the instance to
-    /// `deliver`, false when the request needs more (`resolveAsyncValue` then takes the
-    /// shortcut again, looking up once more, and may wait as a reader). Measured: leaving this
-    /// call to `resolveAsyncValue`, whose unspecialized async code holds an optional `T`, made
-    /// N 6,427 instructions instead of 2,922.
+    /// suspension, called without an async frame. Measured: leaving this call to
+    /// `resolveAsyncValue`, whose unspecialized async code holds an optional `T`, made N 6,427
+    /// instructions instead of 2,922.
     @usableFromInline
-    func resolveWithoutSuspending<T>(_ type: T.Type, tag: ServiceTag?, into deliver: (T) -> Void) throws -> Bool {
+    func resolveWithoutSuspending<T>(_ type: T.Type, tag: ServiceTag?, into deliver: (T) -> Void) throws
+        -> ShortcutOutcome
+    {
         let key = Key(T.self, tag: tag)
-        let step = try ResolutionContext.shortcut(key, as: T.self, from: self, startsResolve: false, deliver: deliver)
-        if case .delivered = step { return true }
-        return false
+        let startsResolve = ResolutionContext.taskContext?.isRunningInCurrentTask != true
+        let step = try ResolutionContext.shortcut(
+            key, as: T.self, from: self, startsResolve: startsResolve, deliver: deliver)
+        switch step {
+        case .delivered: return .delivered
+        case .awaitBuild: return .awaitBuild
+        case .resolveAsync: return .resolveAsync
+        }
     }
 
-    /// Everything but the cached-read probe of `resolveAsync`.
+    /// Everything but the cached-read probe and the shortcut of `resolveAsync`: waits for
+    /// another resolve's build first when the shortcut found one (`waitFirst`: the shortcut
+    /// is taken again for the slot), then resolves.
     @usableFromInline
-    func resolveAsyncInContext<T>(_ type: T.Type, tag: ServiceTag?) async throws -> Carried<T> {
-        try await resolveAsyncValue(Key(T.self, tag: tag), as: type, arguments: nil)
+    func resolveAsyncInContext<T>(_ type: T.Type, tag: ServiceTag?, waitFirst: Bool) async throws -> Carried<T> {
+        let key = Key(T.self, tag: tag)
+        guard waitFirst else { return try await resolveAsyncFully(key, as: type, arguments: nil) }
+        return try await resolveAsyncValue(key, as: type, arguments: nil)
     }
 
     /// The cached-read probe: the published instance of the cached registration memoized for
@@ -123,8 +133,25 @@ extension Container: Resolving, ResolutionEntryPoint {
                 }
             }
         }
-        return try await ResolutionContext.withContextAsync(joining: running) { context in
+        return try await resolveAsyncFully(key, as: type, arguments: arguments)
+    }
+
+    /// The async resolve of a request, without the shortcut: it joins the async factory of
+    /// this task that asks, if any, else starts a resolve.
+    func resolveAsyncFully<T>(_ key: Key, as type: T.Type, arguments: Arguments?) async throws -> Carried<T> {
+        try await ResolutionContext.withContextAsync(joining: ResolutionContext.taskContext) { context in
             Carried(try await context.resolveAsync(key, as: T.self, from: self, arguments: arguments))
         }
     }
+}
+
+/// What `resolveAsync`'s synchronous shortcut did (`Container.resolveWithoutSuspending`).
+@usableFromInline
+enum ShortcutOutcome {
+    /// The instance was handed to the caller.
+    case delivered
+    /// Another resolve is building the cached instance: wait for that build first.
+    case awaitBuild
+    /// The async path must run.
+    case resolveAsync
 }

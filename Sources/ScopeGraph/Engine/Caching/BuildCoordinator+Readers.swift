@@ -55,6 +55,11 @@ extension BuildCoordinator {
         }
     }
 
+    /// Whether a resolve is building `slot` now (a reader would wait for it).
+    func isBuilding(_ slot: AnySlot) -> Bool {
+        withLock { _ in slot.build.builder != nil }
+    }
+
     /// Wakes the readers of `slot` once its build has ended: its state is no longer
     /// `building` or `built` (published, idle, or failed with the error they get). Call with
     /// the lock held, after the slot's new state (and published box) is in place; they are

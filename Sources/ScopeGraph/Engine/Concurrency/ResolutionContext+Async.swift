@@ -86,6 +86,16 @@ extension ResolutionContext {
         if let entry = try lookup(key, from: start, scope: scope) {
             return try await produceAsync(entry, Request(key: key, start: start, arguments: arguments), as: T.self)
         }
+        return try await resolveUnregisteredAsync(key, as: T.self, from: start, arguments: arguments, scope: scope)
+    }
+
+    /// `resolveAsync` when nothing is registered for `key` itself (see `resolveUnregistered`).
+    /// A function of its own: an async function's frame holds all its locals, and the `T?`
+    /// here would cost every call a metadata lookup.
+    @inline(never)
+    private func resolveUnregisteredAsync<T>(
+        _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?, scope: ResolutionScope?
+    ) async throws -> T {
         if let optional = T.self as? any OptionalResolvable.Type {
             let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
             guard let entry = try lookup(wrappedKey, from: start, scope: scope) else {
@@ -150,7 +160,11 @@ extension ResolutionContext {
     /// wait, and the build goes on for the others.
     private func cachedInstanceAsync<T>(_ entry: Entry<T>, _ request: Request) async throws -> T {
         let (slot, root) = try cacheLocation(of: entry, for: request)
-        if let published = slot.published() { return published }
+        if slot.box.load(ordering: .relaxed) != 0 {
+            // Not `published()`: an async function's frame holds all its locals, and a `T?`
+            // would cost every call a metadata lookup.
+            do { return try slot.published(orElse: { throw NothingPublished() }) } catch is NothingPublished {}
+        }
         let coordinator = BuildCoordinator.shared
         // Checked: what a slot of `T` holds is a `T`.
         if let value = try await coordinator.acquireAsync(slot, for: self, key: request.key) { return value as! T }
@@ -231,3 +245,6 @@ enum AsyncActivity {
     static func leave() { active.subtract(1, ordering: .relaxed) }
     static var mayBeActive: Bool { active.load(ordering: .relaxed) != 0 }
 }
+
+/// Thrown by `cachedInstanceAsync`'s read when the instance it saw published is gone by then.
+private struct NothingPublished: Error {}

@@ -53,7 +53,9 @@ extension ResolutionContext {
                 } else if let step = deliverForwarded(slot, as: T.self, to: deliver) {
                     return step
                 }
-                return startsResolve ? .awaitBuild(slot) : .resolveAsync
+                // Only a build in progress is worth waiting for: an idle slot is built by the
+                // async path.
+                return startsResolve && BuildCoordinator.shared.isBuilding(slot) ? .awaitBuild(slot) : .resolveAsync
             }
         }
     }
