@@ -10,6 +10,8 @@ extension ResolutionContext {
         let wrappedKey = Key(deferred.resolvedType, tag: key.tag)
         // Only that something answers is checked now: building is left to the value's reads.
         guard try lookup(wrappedKey, from: start, scope: scope) != nil else { return try ifMissing(wrappedKey) }
+        // The value references this context weakly: the thread does not keep it for reuse.
+        isWeaklyReferenced = true
         let value = deferred.make(DeferredResolution(container: start, context: self, key: wrappedKey))
         assert(value is T, "ScopeGraph: a DeferredResolvable type must make itself")
         // Checked: `make` returns `Self`, the `DeferredResolvable` type `T` was cast to.

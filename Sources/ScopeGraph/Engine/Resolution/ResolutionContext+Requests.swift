@@ -71,7 +71,7 @@ extension ResolutionContext {
         topLevelStart = nil
         clearFinishedWork()
         lastConstructed = nil
-        return thread.spare == nil
+        return thread.spare == nil && !isWeaklyReferenced
     }
 
     /// The thread's spare context, ready for a new top-level resolve, or `nil`. One that took

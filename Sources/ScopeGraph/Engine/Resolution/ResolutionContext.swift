@@ -43,6 +43,12 @@ final class ResolutionContext: @unchecked Sendable {
     /// Set for the resolves of `resolveAsync` (and the builds they hand off): they may suspend,
     /// so a synchronous resolve never waits for one of their slots.
     @exclusivity(unchecked) var isAsync = false
+    /// Set when a `Provider` or `Lazy` made in this resolve references it (weakly): the thread
+    /// does not keep it for reuse. A weakly referenced object has a side table for the rest of
+    /// its life, which LeakSanitizer reports as leaked when a spare outlives the value (the
+    /// object's pointer to its side table is encoded); and a kept value would find this
+    /// context running again in a later, unrelated resolve.
+    @exclusivity(unchecked) var isWeaklyReferenced = false
     /// For an async resolve: the task running it (`withUnsafeCurrentTask`'s identity), while
     /// it runs; a resolver used in another task starts a resolve of its own there. That task
     /// is alive while the resolve runs, so no other running task has its identity.
