@@ -103,4 +103,22 @@ import WatchdogSupport
 
         #expect(outcome == "circularDependency")
     }
+
+    /// Cancellation ends a wait (the contract); a cancelled task that finds nothing to wait for
+    /// builds the instance, as the synchronous resolve of the same factory would.
+    @Test func aCancelledTaskThatFindsASingletonUnbuiltBuildsIt() async throws {
+        let container = Container(name: "app")
+        let runs = Counter()
+        container.register(Store.self, lifetime: .singleton) { _ in
+            _ = runs.increment()
+            return Store()
+        }
+        let outcome = await Task { () -> Store? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try? await container.resolveAsync(Store.self)
+        }.value
+        let built = try #require(outcome)
+        #expect(runs.value == 1)
+        #expect(try container.resolve(Store.self) === built, "published for the others")
+    }
 }

@@ -26,7 +26,7 @@ final class ResolutionContext: @unchecked Sendable {
     let graph = SmallMap<GraphKey, Any>()
     @exclusivity(unchecked) var pending: [PendingBlocks] = []
     /// Set once this context has taken part in cross-thread coordination: other threads may
-    /// then reference it, so it is not reused.
+    /// then reference it, so it is reused only once none does (`takeSpare`).
     @exclusivity(unchecked) var usedCoordinator = false
     /// The registration whose factory returned last, and at which depth, for observers.
     @exclusivity(unchecked) var lastConstructed: UInt64?
