@@ -375,6 +375,10 @@ final class BuildCoordinator: @unchecked Sendable {
                 break
             }
         }
+        // Unbound before the blocks go: a deinit that resolves starts a resolve of its own
+        // instead of joining a finished one (and the unretained binding never outlives the
+        // context it names).
+        thread.context = previous
         work = []
         return failure
     }
