@@ -297,18 +297,32 @@ import WatchdogSupport
             throw Boom("thread")
         }
         defer { release.signal() }
-        let thread = Task { await runOnNewThread { Result { try container.resolve(Slow.self) } } }
+        // A thread of its own, started here: not through a task, which other suites' blocking
+        // work may keep off the cooperative pool for tens of seconds under a sanitizer.
+        let threadOutcome = Guarded<Result<Slow, any Error>?>(nil)
+        let thread = Thread { threadOutcome.withLock { $0 = Result { try container.resolve(Slow.self) } } }
+        thread.stackSize = 4 << 20
+        thread.start()
         // Generous: under a sanitizer on a loaded machine a new thread may take seconds to run.
-        guard await waitUntil(atMost: 30, { threadBuilding.value == 1 }) else {
+        guard await waitUntil(atMost: 30 * watchdogScale, { threadBuilding.value == 1 }) else {
             Issue.record("the thread's build did not start")
             return
         }
         let waiter = await asker.startWaiter(for: Slow.self, from: container)
         #expect(runs.value == 1, "the task waited for the thread's build")
         release.signal()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) { (await thread.value, await waiter.value) }
-        guard let (threadOutcome, waiterOutcome) = outcomes else { return }
-        #expect(threadOutcome.resolutionError?.kind.underlyingError as? Boom == Boom("thread"))
+        typealias Outcomes = (thread: Result<Slow, any Error>, waiter: Result<Slow, any Error>)
+        let outcomes = try await withAsyncWatchdog(seconds: 10) { () -> Outcomes? in
+            guard await waitUntil(atMost: 10 * watchdogScale, { threadOutcome.current != nil }),
+                let finished = threadOutcome.current
+            else { return nil }
+            return (finished, await waiter.value)
+        }
+        guard let (threadResult, waiterOutcome) = outcomes ?? nil else {
+            Issue.record("the thread's resolve did not end")
+            return
+        }
+        #expect(threadResult.resolutionError?.kind.underlyingError as? Boom == Boom("thread"))
         #expect(outcomeName(waiterOutcome) == "value", "the waiter got \(outcomeName(waiterOutcome))")
         #expect(runs.value == 2)
         #expect(try container.resolve(Slow.self) === waiterOutcome.get())
