@@ -364,7 +364,6 @@ final class BuildCoordinator: @unchecked Sendable {
     ) -> (any Error)? {
         let thread = ThreadState.current
         let previous = thread.context
-        defer { thread.context = previous }
         var failure: (any Error)?
         for (owner, item) in work {
             thread.context = owner

@@ -101,27 +101,32 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         }
     }
 
-    /// The published instance, outside a protected read.
-    func published() -> T? {
-        guard box.load(ordering: .relaxed) != 0 else { return nil }
-        return Reclamation.read { readPublished() }
+    /// The published instance handed to `found`, or else `orElse()`'s result, outside a
+    /// protected read. No `T?`: in unspecialized callers one costs a metadata lookup per call
+    /// (measured: about 250 instructions); this takes a retain and a release of the box instead.
+    func withPublished<R>(_ found: (T) throws -> R, orElse: () throws -> R) rethrows -> R {
+        guard box.load(ordering: .relaxed) != 0, let box = Reclamation.read({ publishedBox() }) else {
+            return try orElse()
+        }
+        return try value(in: box, found, orElse: orElse)
     }
 
-    /// The published instance, or else `make()`'s, outside a protected read. For unspecialized
-    /// callers: `published()`'s `T?` costs them a metadata lookup per call (measured: about
-    /// 250 instructions), this takes a retain and a release of the box instead.
-    func published(orElse make: () throws -> T) rethrows -> T {
-        if box.load(ordering: .relaxed) != 0, let box = Reclamation.read({ publishedBox() }) {
-            guard isWeak else {
-                // Invariant: as in `readPublished`, a strong slot publishes `StrongBox<T>`s.
-                assert(box is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: box))")
-                return unsafeDowncast(box, to: StrongBox<T>.self).value
-            }
-            // Checked: a weak slot only publishes instances of `T` (`makeBox`).
-            if let object = (box as! WeakBox).object { return object as! T }
-        }
-        return try make()
+    /// The published instance, or else `make()`'s (`withPublished`).
+    func published(orElse make: () throws -> T) rethrows -> T { try withPublished({ $0 }, orElse: make) }
+
+    /// Hands the published instance to `deliver`; false when there is none (`withPublished`).
+    func deliverPublished(to deliver: (T) -> Void) -> Bool {
+        withPublished(
+            { value in
+                deliver(value)
+                return true
+            }, orElse: { false })
     }
+
+    /// The published instance, as `Any` (`withPublished`).
+    override func publishedAny() -> Any? { withPublished({ $0 }, orElse: { nil }) }
+
+    override func instance(in box: AnyObject) -> Any? { value(in: box, { $0 }, orElse: { nil }) }
 
     /// The published box, retained. Call only inside a `Reclamation` read.
     private func publishedBox() -> AnyObject? {
@@ -131,38 +136,18 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
-    /// The published instance, as `Any`: no `T?` (see `published(orElse:)`).
-    override func publishedAny() -> Any? {
-        guard box.load(ordering: .relaxed) != 0, let box = Reclamation.read({ publishedBox() }) else { return nil }
-        return instance(in: box)
-    }
-
-    /// Hands the published instance to `deliver`; false when there is none. No `T?` (see
-    /// `published(orElse:)`).
-    func deliverPublished(to deliver: (T) -> Void) -> Bool {
-        guard box.load(ordering: .relaxed) != 0, let box = Reclamation.read({ publishedBox() }) else { return false }
+    /// The instance in `box`, one this slot published, handed to `found`; `orElse()`'s result
+    /// when a weak slot's instance is gone.
+    private func value<R>(in box: AnyObject, _ found: (T) throws -> R, orElse: () throws -> R) rethrows -> R {
         guard isWeak else {
-            // Invariant: as in `readPublished`, a strong slot publishes `StrongBox<T>`s.
+            // Invariant: as in `readPublished`, a strong slot publishes `StrongBox<T>`s (a checked
+            // cast would look `StrongBox<T>` up at every call).
             assert(box is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: box))")
-            deliver(unsafeDowncast(box, to: StrongBox<T>.self).value)
-            return true
+            return try found(unsafeDowncast(box, to: StrongBox<T>.self).value)
         }
-        // Checked: a weak slot only publishes instances of `T` (`makeBox`).
-        guard let object = (box as! WeakBox).object else { return false }
-        deliver(object as! T)
-        return true
-    }
-
-    override func instance(in box: AnyObject) -> Any? {
-        if isWeak {
-            // Checked: a weak slot's boxes are `WeakBox`es of `T` instances (`makeBox`).
-            guard let object = (box as! WeakBox).object else { return nil }
-            return object as! T
-        }
-        // Invariant: as in `readPublished`, a strong slot publishes `StrongBox<T>`s (a checked
-        // cast would look `StrongBox<T>` up at every call).
-        assert(box is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: box))")
-        return unsafeDowncast(box, to: StrongBox<T>.self).value
+        // Checked: a weak slot's boxes are `WeakBox`es of `T` instances (`makeBox`).
+        guard let object = (box as! WeakBox).object else { return try orElse() }
+        return try found(object as! T)
     }
 
     /// The box that publishes `value`. `nil` for a value type in a weak slot: it cannot be

@@ -161,8 +161,8 @@ extension ResolutionContext {
     private func cachedInstanceAsync<T>(_ entry: Entry<T>, _ request: Request) async throws -> T {
         let (slot, root) = try cacheLocation(of: entry, for: request)
         if slot.box.load(ordering: .relaxed) != 0 {
-            // Not `published()`: an async function's frame holds all its locals, and a `T?`
-            // would cost every call a metadata lookup.
+            // No `T?`: an async function's frame holds all its locals, and one would cost every
+            // call a metadata lookup.
             do { return try slot.published(orElse: { throw NothingPublished() }) } catch is NothingPublished {}
         }
         let coordinator = BuildCoordinator.shared
