@@ -54,8 +54,7 @@ extension Container {
                     && seen.insert(entry.serial).inserted
             }
             guard dropsPerContainer, !state.perContainer.isEmpty else { return (owned, []) }
-            defer { state.perContainer = [:] }
-            return (owned, Array(state.perContainer.values))
+            return (owned, state.perContainer.removeAll())
         }
         for entry in owned { entry.ownerSlot?.clear() }
         guard !perContainer.isEmpty else { return }

@@ -158,11 +158,8 @@ extension Container: RegistrationStore {
     /// including `perContainer` instances of registrations owned by ancestors.
     public func removeAll() {
         let (entries, slots) = withState { state -> ([AnyEntry], [AnySlot]) in
-            defer {
-                state.registrations = [:]
-                state.perContainer = [:]
-            }
-            return (state.registrations.values.map(\.entry), Array(state.perContainer.values))
+            defer { state.registrations = [:] }
+            return (state.registrations.values.map(\.entry), state.perContainer.removeAll())
         }
         for slot in slots { slot.clear() }
         release(entries)

@@ -75,7 +75,7 @@ public final class Container: Sendable {
         /// `perContainer` instances whose top-level resolve started here, by the serial of
         /// their registration (never reused: a registration freed meanwhile cannot be taken
         /// for another one).
-        var perContainer = [UInt64: AnySlot]()
+        var perContainer = PerContainerSlots()
     }
 
     /// A registration in the table, and its place in registration order.

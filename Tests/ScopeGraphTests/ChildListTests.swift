@@ -117,6 +117,32 @@ import WatchdogSupport
         withExtendedLifetime(made) {}
     }
 
+    /// A registration's list of the containers holding its `perContainer` instances is pruned
+    /// of links to containers that are gone and of repeated links (a container that built its
+    /// instance again). Seeded lists of up to 60 links, so that the live links are both fewer
+    /// and more than `removeGoneAndRepeated` searches without a set: what is kept is the
+    /// first link to each live container, in list order, and it is what the call returns.
+    @Test(arguments: [1, 2, 3, 4])
+    func pruningKeepsTheFirstLinkToEachLiveContainerInOrder(seed: UInt64) {
+        var random = Reliability.SplitMix64(seed: seed)
+        for round in 0..<200 {
+            let poolSize = Int.random(in: 1...40, using: &random)
+            var pool: [Container?] = (0..<poolSize).map { Container(name: "holder-\($0)") }
+            var links = (0..<Int.random(in: 0...60, using: &random)).map { _ in
+                WeakContainer(pool[Int.random(in: 0..<pool.count, using: &random)]!)
+            }
+            // Some containers go; their links stay in the list.
+            for index in pool.indices where Int.random(in: 0..<4, using: &random) == 0 { pool[index] = nil }
+            let liveSerials = Set(pool.compactMap { $0?.serial })
+            var seen: Set<UInt64> = []
+            let expected = links.map(\.serial).filter { liveSerials.contains($0) && seen.insert($0).inserted }
+            let kept = withExtendedLifetime(pool) { links.removeGoneAndRepeated().map(\.serial) }
+            #expect(kept == expected, "round \(round)")
+            #expect(links.map(\.serial) == expected, "round \(round)")
+            if kept != expected { return }
+        }
+    }
+
     /// Children freed oldest first each leave the parent's list in logarithmic time: 40,000 of
     /// them took 70 s in a debug build when each removal shifted the list (0.12 s now).
     @Test func fortyThousandChildrenFreedOldestFirstLeaveTheListQuickly() {

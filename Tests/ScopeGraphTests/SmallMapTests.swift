@@ -2,7 +2,7 @@ import Testing
 
 @testable import ScopeGraph
 
-/// `SmallMap` (the `graph` instances of a resolve, the `perContainer` slots of a container)
+/// `SmallMap` (the `graph` instances of a resolve)
 /// against a reference model, through the arrays and the index.
 @Suite struct SmallMapTests {
     @Test(arguments: [1, 2, 3, 17, 40])

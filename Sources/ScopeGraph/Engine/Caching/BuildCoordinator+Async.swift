@@ -24,7 +24,7 @@ extension BuildCoordinator {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let suspends = withLock { graveyard in
-                        if context.group == nil { context.group = ResolutionGroup(context) }
+                        joinOwnGroup(context)
                         stopWaiting(context)
                         let action = decide(
                             slot, for: context, key: key, waitedOn: waitedOn, suspending: true, into: &graveyard)
@@ -122,7 +122,7 @@ extension BuildCoordinator {
             slot.build = .building(builder)
             requester.ownedSlots.removeAll { $0 === slot }
             builder.usedCoordinator = true
-            if requester.group == nil { requester.group = ResolutionGroup(requester) }
+            joinOwnGroup(requester)
             builder.group = requester.group
             requester.group.members.append(builder)
             builder.handedOffBy = requester

@@ -32,7 +32,7 @@ final class BuildCoordinator: @unchecked Sendable {
     func acquire(_ slot: AnySlot, for context: ResolutionContext, key: Key) throws -> Any? {
         context.usedCoordinator = true
         return try withLock { graveyard in
-            if context.group == nil { context.group = ResolutionGroup(context) }
+            joinOwnGroup(context)
             while true {
                 switch decide(slot, for: context, key: key, waitedOn: nil, suspending: false, into: &graveyard) {
                 case .read(let value):
@@ -187,7 +187,7 @@ final class BuildCoordinator: @unchecked Sendable {
 
     /// Marks `context` finished. Call with the lock held.
     func begin(finishing context: ResolutionContext) {
-        if context.group == nil { context.group = ResolutionGroup(context) }
+        joinOwnGroup(context)
         context.isDone = true
         wakeAll()
     }
@@ -242,7 +242,7 @@ final class BuildCoordinator: @unchecked Sendable {
         let unrun = withLock { graveyard -> [ResolutionContext.PendingBlocks] in
             defer { context.pending = [] }
             let unrun = context.pending
-            if context.group == nil { context.group = ResolutionGroup(context) }
+            joinOwnGroup(context)
             // A caller cancelled while it waited: the builds it handed off go on, for the
             // other callers, as a group of their own.
             if error is CancellationError { detachHandedOffBuilds(of: context) }

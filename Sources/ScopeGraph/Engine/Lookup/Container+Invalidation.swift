@@ -48,7 +48,7 @@ extension Container {
     func perContainerSlot(for entry: AnyEntry, in state: inout State) -> (slot: AnySlot, isNew: Bool) {
         if let slot = state.perContainer[entry.serial] { return (slot, false) }
         let slot = entry.makeSlot(in: self)
-        state.perContainer[entry.serial] = slot
+        state.perContainer.add(slot, for: entry.serial)
         return (slot, true)
     }
 
@@ -68,7 +68,7 @@ extension Container {
 
     /// Drops this container's `perContainer` instance of a retired registration.
     func dropPerContainerInstance(of entry: AnyEntry) {
-        let slot = withState { state in state.perContainer.removeValue(forKey: entry.serial) }
+        let slot = withState { state in state.perContainer.remove(serial: entry.serial) }
         // Lookups memoized with that slot must not keep using it.
         if slot != nil { invalidateLookups() }
         slot?.clear()

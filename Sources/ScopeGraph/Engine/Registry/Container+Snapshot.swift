@@ -32,13 +32,12 @@ extension Container {
         let (current, slots, oldLinks, _) = withState {
             state -> (current: [AnyEntry], slots: [AnySlot], links: [WeakContainer], live: [Container]) in
             let old = (
-                state.registrations.values.map(\.entry), Array(state.perContainer.values), state.collaborators
+                state.registrations.values.map(\.entry), state.perContainer.removeAll(), state.collaborators
             )
             var restoredLinks = captured.collaborators
             let live = restoredLinks.removeGone()
             state.registrations = captured.registrations
             state.collaborators = restoredLinks
-            state.perContainer = [:]
             return (old.0, old.1, old.2, live)
         }
         // Restored links need their reverse links for invalidation; stale reverse links are harmless.

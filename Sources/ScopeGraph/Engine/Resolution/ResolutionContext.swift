@@ -70,6 +70,8 @@ final class ResolutionContext: @unchecked Sendable {
 
     // Guarded by the coordinator's lock.
     @exclusivity(unchecked) var group: ResolutionGroup!
+    /// The emptied group of an earlier resolve, for the next one (`BuildCoordinator.retire`).
+    @exclusivity(unchecked) var spareGroup: ResolutionGroup?
     @exclusivity(unchecked) var waitingOn: ResolutionContext?
     @exclusivity(unchecked) var waitingSlot: AnySlot?
     @exclusivity(unchecked) var waitPath: [Key] = []
