@@ -45,6 +45,38 @@ import Testing
         #expect(resolvedInDeinit.current)
     }
 
+    /// The same, where the deinit resolves a `graph` service that the finishing resolve also
+    /// resolved: the blocks ran with that resolve bound to the thread, and it is unbound before
+    /// the instance goes, so the deinit's resolve is one of its own and builds its own `graph`
+    /// instance (joining the finished resolve, it got that resolve's).
+    @Test func anInstanceFreedAfterItsBlocksRanResolvesInAResolveOfItsOwn() {
+        final class Shared: Sendable {}
+        final class Root: Sendable {
+            let shared: Shared
+            init(_ shared: Shared) { self.shared = shared }
+        }
+        let container = Container(name: "app")
+        defer { container.removeAll() }  // the factories capture the container
+        let fromDeinit = Guarded<Shared?>(nil)
+        container.register(Shared.self, lifetime: .graph) { _ in Shared() }
+        container.register(Int.self, lifetime: .singleton) { _ in 42 }
+        container.register(Hook.self, lifetime: .unique) { _ in
+            Hook { fromDeinit.withLock { $0 = try? container.resolve(Shared.self) } }
+        }.onResolved { _, _ in }
+        container.register(Root.self, lifetime: .unique) { r in
+            _ = try r.resolve(Int.self)  // a cached build: the blocks run in `BuildCoordinator.runBlocks`
+            let shared = try r.resolve(Shared.self)
+            _ = try r.resolve(Hook.self)
+            return Root(shared)
+        }
+        let root = Guarded<Root?>(nil)
+        let finished = returns { root.withLock { $0 = try? container.resolve(Root.self) } }
+        #expect(finished)
+        guard finished, let shared = root.current?.shared else { return }
+        #expect(fromDeinit.current != nil)
+        #expect(fromDeinit.current !== shared)
+    }
+
     /// A request scope made and dropped inside a factory: when the build ends, the scope's slot
     /// is the last reference to its instance.
     @Test func aRequestScopeDroppedInsideAFactoryMayFreeAnInstanceThatResolves() {
