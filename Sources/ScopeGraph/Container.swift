@@ -48,8 +48,6 @@ public final class Container: Sendable {
     let lazyShutdownLog = LazyReference<ShutdownLog>()
     /// Set when `shutdown()` of this container begins (`isShutDown` reads its ancestors' too).
     let shutDownFlag = Atomic<Bool>(false)
-    /// This container's one shutdown, started by the first call of `shutdown()`.
-    let shutdownProgress = Locked<ShutdownProgress>(.notStarted)
     /// Set when another container first links to this one, so that a container nobody linked
     /// to (a request scope) frees without looking for containers to tell.
     private let hasHadDependents = Atomic<Bool>(false)
@@ -76,6 +74,9 @@ public final class Container: Sendable {
         /// their registration (never reused: a registration freed meanwhile cannot be taken
         /// for another one).
         var perContainer = PerContainerSlots()
+        /// This container's one shutdown, started by the first call of `shutdown()`. In the
+        /// state rather than behind a lock of its own: a lock is two allocations per container.
+        var shutdownProgress = ShutdownProgress.notStarted
     }
 
     /// A registration in the table, and its place in registration order.

@@ -15,22 +15,22 @@ extension Container {
     /// does not reach the hooks (a cancelled request's scope must still close its connection);
     /// when no hook suspends, it finishes before `shutdown()` returns.
     func runShutdownOnce() async -> ShutdownError? {
-        let starts = shutdownProgress.withLock { progress -> Bool in
-            guard case .notStarted = progress else { return false }
-            progress = .running(waiters: [])
+        let starts = withState { state -> Bool in
+            guard case .notStarted = state.shutdownProgress else { return false }
+            state.shutdownProgress = .running(waiters: [])
             return true
         }
         if starts {
             let records = beginShutdown()
             startOwnTask { await self.finishShutdown(records) }
         }
-        if case .finished(let outcome) = shutdownProgress.withLock({ $0 }) { return outcome }
+        if case .finished(let outcome) = withState({ $0.shutdownProgress }) { return outcome }
         return await withCheckedContinuation { continuation in
-            let outcome = shutdownProgress.withLock { progress -> ShutdownError?? in
-                switch progress {
+            let outcome = withState { state -> ShutdownError?? in
+                switch state.shutdownProgress {
                 case .running(var waiters):
                     waiters.append(continuation)
-                    progress = .running(waiters: waiters)
+                    state.shutdownProgress = .running(waiters: waiters)
                     return nil
                 case .finished(let outcome):
                     return .some(outcome)
@@ -44,11 +44,11 @@ extension Container {
 
     /// Records the shutdown's outcome and resumes every caller waiting for it.
     func publishShutdownOutcome(_ outcome: ShutdownError?) {
-        let waiters = shutdownProgress.withLock { progress in
-            guard case .running(let waiters) = progress else {
+        let waiters = withState { state in
+            guard case .running(let waiters) = state.shutdownProgress else {
                 preconditionFailure("ScopeGraph: a shutdown finished twice")
             }
-            progress = .finished(outcome)
+            state.shutdownProgress = .finished(outcome)
             return waiters
         }
         for waiter in waiters { waiter.resume(returning: outcome) }

@@ -25,7 +25,7 @@ package class AnyEntry: @unchecked Sendable {
     private let blockCount = Atomic<Int>(0)
     /// Forwarded keys, blocks and `perContainer` holders, made by the first of them: most
     /// registrations never have any.
-    private let lazyExtras = LazyReference<Locked<Extras>>()
+    private let lazyExtras = LazyReference<ExtrasBox>()
 
     private struct Extras {
         var forwardKeys: [Key] = []
@@ -42,10 +42,16 @@ package class AnyEntry: @unchecked Sendable {
 
     private static let serials = Atomic<UInt64>(0)
 
+    /// The extras behind their lock, in an object that `lazyExtras` can hold.
+    private final class ExtrasBox: Sendable {
+        let state = Locked(Extras())
+        func withLock<R>(_ body: (inout Extras) -> R) -> R { state.withLock(body) }
+    }
+
     /// The extras, made on first use (once: a thread that loses the race drops its own).
-    private var extras: Locked<Extras> {
+    private var extras: ExtrasBox {
         if let existing = lazyExtras.load() { return existing }
-        return lazyExtras.storeIfNil(Locked(Extras()))
+        return lazyExtras.storeIfNil(ExtrasBox())
     }
 
     init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement, kind: FactoryKind) {

@@ -6,40 +6,56 @@ import Musl
 import Darwin
 #endif
 
-/// A value behind a platform mutex, in a class so that several owners can share it. The value
-/// is reachable only inside `withLock`.
+/// A value behind a platform mutex. Copies share the value and the mutex (they reference one
+/// storage object); the value is reachable only inside `withLock`.
 ///
 /// A pthread mutex rather than the standard `Mutex`: on Linux the standard one waits with raw
 /// futex calls, which ThreadSanitizer does not see, so every access it orders would be
 /// reported as a race; ThreadSanitizer intercepts pthread calls. Every return code is checked,
 /// as swift-nio's `NIOLock` does.
-package final class Locked<Value>: @unchecked Sendable {
-    // @unchecked: `value` is only reachable inside `withLock`, with the mutex held; the mutex
-    // lives at a fixed heap address and is only used through pthread calls. The mutex makes
-    // every access to `value` exclusive (a nested `withLock` would deadlock before it could
-    // overlap), so the dynamic exclusivity check, paid on every lock, is off.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    @exclusivity(unchecked) private var value: Value
+package struct Locked<Value>: @unchecked Sendable {
+    // @unchecked: the value is only reachable inside `withLock`, with the mutex held; the
+    // mutex is only used through pthread calls.
+    private let storage: LockStorage<Value>
 
-    package init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        checkPthread(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
-    }
-
-    deinit {
-        checkPthread(pthread_mutex_destroy(mutex), "pthread_mutex_destroy")
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
-    }
+    package init(_ value: Value) { storage = LockStorage.make(value) }
 
     /// Runs `body` with the value, under the lock. No code that may take this lock again may
     /// run inside.
     package func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
-        checkPthread(pthread_mutex_lock(mutex), "pthread_mutex_lock")
-        defer { checkPthread(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
-        return try body(&value)
+        try storage.withUnsafeMutablePointers { (value, mutex) throws(E) -> R in
+            checkPthread(pthread_mutex_lock(mutex), "pthread_mutex_lock")
+            defer { checkPthread(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
+            return try body(&value.pointee)
+        }
+    }
+}
+
+/// The storage of a `Locked`: a `ManagedBuffer` whose header is the value and whose one
+/// element is the mutex, allocated with the object, at an address that stays fixed for the
+/// object's life (a pthread mutex must not move). One allocation per lock, not two (an
+/// object and a separately allocated mutex): measured, a request scope (benchmark K) makes
+/// and frees one per container. Both are reached through the buffer's pointers, so taking the
+/// lock pays no dynamic exclusivity check.
+final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value) -> LockStorage<Value> {
+        let buffer = create(minimumCapacity: 1) { _ in value }
+        // Invariant: `create` called on this subclass makes an instance of it (instances of a
+        // `ManagedBuffer` subclass come only from `create`); `unsafeDowncast` checks it in
+        // debug builds.
+        let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
+        storage.withUnsafeMutablePointerToElements { mutex in
+            mutex.initialize(to: pthread_mutex_t())
+            checkPthread(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
+        }
+        return storage
+    }
+
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            checkPthread(pthread_mutex_destroy(mutex), "pthread_mutex_destroy")
+            mutex.deinitialize(count: 1)
+        }
     }
 }
 
