@@ -57,55 +57,6 @@ import Testing
         }
     }
 
-    @Test func threadsThatWaitedForEachOthersBuildsGoOnResolvingCorrectly() {
-        // Each round, long-lived threads first-resolve one slow singleton of a fresh container:
-        // one builds it while the others wait for it, so other threads still point to the
-        // builder's resolve when it ends, and its thread must not reuse that resolve's state.
-        // Every thread then resolves more on the same thread; every answer must be right.
-        let rounds = 25
-        let threads = 4
-        let runs = (0..<rounds).map { _ in Counter() }
-        let containers = (0..<rounds).map { round -> Container in
-            let container = Container(name: "round-\(round)")
-            container.register(Slow.self, lifetime: .singleton) { _ in
-                runs[round].increment()
-                Thread.sleep(forTimeInterval: 0.001)
-                return Slow()
-            }
-            container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
-            container.register(UsesCached.self, lifetime: .unique) { r in UsesCached(cached: try r.resolve()) }
-            return container
-        }
-        let barriers = (0..<rounds).map { _ in Reliability.Barrier(count: threads) }
-        let seen = Guarded<[[ObjectIdentifier]]>(Array(repeating: [], count: rounds))
-        let failures = Guarded<[String]>([])
-        runOnThreads(threads, timeout: 30) { _ in
-            for round in 0..<rounds {
-                guard barriers[round].arriveAndWait() else {
-                    failures.withLock { $0.append("round \(round): the barrier timed out") }
-                    return
-                }
-                let container = containers[round]
-                do {
-                    let slow = try container.resolve(Slow.self)
-                    let again = try container.resolve(Slow.self)
-                    let user = try container.resolve(UsesCached.self)
-                    let cached = try container.resolve(Cached.self)
-                    if slow !== again { failures.withLock { $0.append("round \(round): two singletons") } }
-                    if user.cached !== cached {
-                        failures.withLock { $0.append("round \(round): the dependency is not the singleton") }
-                    }
-                    seen.withLock { $0[round].append(ObjectIdentifier(slow)) }
-                } catch {
-                    failures.withLock { $0.append("round \(round): \(error)") }
-                }
-            }
-        }
-        #expect(failures.current.isEmpty)
-        #expect(runs.allSatisfy { $0.value == 1 })
-        #expect(seen.current.allSatisfy { $0.count == threads && Set($0).count == 1 })
-    }
-
     @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton, .perContainer])
     func everyCachedLifetimeBuildsOncePerSlot(lifetime: Lifetime) {
         let container = Container()

@@ -137,8 +137,9 @@ import Testing
 
     /// Threads first-resolve one slow singleton: one builds it while the others wait for it
     /// (each waiter records the path it waited on), and the builder's context is referenced by
-    /// the waiters until they wake. Each thread's next resolves, on the same thread, start
-    /// clean, round after round: the waits of one round leave nothing in the next.
+    /// the waiters until they wake. Every thread gets the one instance, built once; each
+    /// thread's next resolves, on the same thread, start clean, round after round: the waits of
+    /// one round leave nothing in the next.
     @Test func threadsThatWaitedForAnotherThreadsBuildResolveFromACleanContext() {
         let rounds = 40
         let threads = 3
@@ -159,6 +160,7 @@ import Testing
             return container
         }
         let barriers = (0..<rounds).map { _ in Reliability.Barrier(count: threads) }
+        let seen = Guarded<[[ObjectIdentifier]]>(Array(repeating: [], count: rounds))
         let failures = Guarded<[String]>([])
         runOnThreads(threads, timeout: 60) { _ in
             var previous: Shared?
@@ -169,6 +171,8 @@ import Testing
                 }
                 do {
                     _ = try containers[round].resolve(Holder.self)
+                    let slow = try containers[round].resolve(Slow.self)
+                    seen.withLock { $0[round].append(ObjectIdentifier(slow)) }
                 } catch {
                     failures.withLock { $0.append("round \(round): \(error)") }
                 }
@@ -177,6 +181,7 @@ import Testing
         }
         #expect(failures.current.isEmpty)
         #expect(runs.allSatisfy { $0.value == 1 })
+        #expect(seen.current.allSatisfy { $0.count == threads && Set($0).count == 1 })
     }
 
     /// A `Provider` made during a resolve that took part in coordination, called later on the
