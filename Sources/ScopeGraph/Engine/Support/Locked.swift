@@ -18,7 +18,7 @@ package struct Locked<Value>: @unchecked Sendable {
     // mutex is only used through pthread calls.
     private let storage: LockStorage<Value>
 
-    package init(_ value: Value) { storage = LockStorage.make(value) }
+    package init(_ value: consuming Value) { storage = LockStorage.make(value) }
 
     /// Runs `body` with the value, under the lock. No code that may take this lock again may
     /// run inside.
@@ -38,8 +38,11 @@ package struct Locked<Value>: @unchecked Sendable {
 /// and frees one per container. Both are reached through the buffer's pointers, so taking the
 /// lock pays no dynamic exclusivity check.
 final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
-    static func make(_ value: Value) -> LockStorage<Value> {
-        let buffer = create(minimumCapacity: 1) { _ in value }
+    static func make(_ value: consuming Value) -> LockStorage<Value> {
+        // Moved into the header, not copied (a closure returning a captured value copies it:
+        // measured, a container's state was copied and destroyed once per container).
+        var moving = Optional(value)
+        let buffer = create(minimumCapacity: 1) { _ in moving.take()! }
         // Invariant: `create` called on this subclass makes an instance of it (instances of a
         // `ManagedBuffer` subclass come only from `create`); `unsafeDowncast` checks it in
         // debug builds.
