@@ -11,9 +11,16 @@ extension Container: Resolving, ResolutionEntryPoint {
     @inlinable
     public func resolve<T>(_ type: T.Type = T.self, tag: ServiceTag? = nil) throws -> T {
         // The cached-read probe, inlined so that it is specialized for `T`: a published
-        // instance of a memoized cached registration, read without a lock.
-        if tag == nil, let cached = cachedInstance(of: T.self) { return cached }
-        return try resolveInContext(type, tag: tag)
+        // instance of a memoized cached registration, read without a lock; otherwise the
+        // memoized registration, for the general path.
+        guard tag == nil, let read = beginCachedRead(ofType: T.self) else {
+            return try resolveInContext(type, tag: tag)
+        }
+        if let cached = read.published(as: T.self) {
+            read.end()
+            return cached
+        }
+        return try resolveInContext(type, memoized: read.endTakingEntry())
     }
 
     /// Resolves `type` and `tag` in an async resolve (see `Resolving.resolveAsync(_:tag:)`):
@@ -69,12 +76,7 @@ extension Container: Resolving, ResolutionEntryPoint {
     @inlinable
     func cachedInstance<T>(of type: T.Type) -> T? {
         guard let read = beginCachedRead(ofType: T.self) else { return nil }
-        let cached = read.slot._withUnsafeGuaranteedRef { slot in
-            // Invariant: the memo records, for a key of `T` itself, a slot of a registration
-            // of `T` (`MemoSnapshot.Bucket.ownType`), made by `Entry<T>`.
-            assert(slot is Slot<T>, "ScopeGraph: the memo gave a \(Swift.type(of: slot)) for \(T.self)")
-            return unsafeDowncast(slot, to: Slot<T>.self).readPublished()
-        }
+        let cached = read.published(as: T.self)
         read.end()
         return cached
     }
@@ -84,6 +86,15 @@ extension Container: Resolving, ResolutionEntryPoint {
     @usableFromInline
     func resolveInContext<T>(_ type: T.Type, tag: ServiceTag?) throws -> T {
         try ResolutionContext.resolve(Key(T.self, tag: tag), as: T.self, from: self, arguments: nil)
+    }
+
+    /// `resolveInContext` for the untagged key of `T`, with the registration the probe found
+    /// memoized for it (no second lookup).
+    @usableFromInline
+    func resolveInContext<T>(_ type: T.Type, memoized: MemoizedEntry) throws -> T {
+        try ResolutionContext.withContext {
+            try $0.resolve(Key(T.self, tag: nil), as: T.self, from: self, arguments: nil, memoized: memoized.entry)
+        }
     }
 
     /// Resolves the instance registered for `type`, `tag` and the argument types, passing the

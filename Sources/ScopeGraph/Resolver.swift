@@ -26,8 +26,28 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     ///   - tag: The tag, or `nil`.
     /// - Returns: The instance.
     /// - Throws: `ResolutionError`.
+    @inlinable
     public func resolve<T>(_ type: T.Type = T.self, tag: ServiceTag? = nil) throws -> T {
-        try join { try $0.resolve(Key(T.self, tag: tag), as: T.self, from: container, arguments: nil) }
+        // The cached-read probe of `Container.resolve`: a published instance is the one this
+        // resolve would read (no scope is active); otherwise the memoized registration saves
+        // the general path its lookup.
+        guard tag == nil, let read = container.beginCachedRead(ofType: T.self) else {
+            return try resolveJoining(type, tag: tag, memoized: nil)
+        }
+        if let cached = read.published(as: T.self) {
+            read.end()
+            return cached
+        }
+        return try resolveJoining(type, tag: nil, memoized: read.endTakingEntry())
+    }
+
+    /// Everything but the cached-read probe: joins the resolve in progress (see `join`).
+    @usableFromInline
+    func resolveJoining<T>(_ type: T.Type, tag: ServiceTag?, memoized: MemoizedEntry?) throws -> T {
+        try join {
+            try $0.resolve(
+                Key(T.self, tag: tag), as: T.self, from: container, arguments: nil, memoized: memoized?.entry)
+        }
     }
 
     /// Resolves `type`, `tag` and runtime arguments as part of the resolve in progress.

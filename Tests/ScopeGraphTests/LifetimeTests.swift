@@ -365,6 +365,31 @@ import Testing
         #expect(runs.value == 3)
     }
 
+    /// A parent that resolved its `perContainer` service twice has it memoized with its own
+    /// slot; an empty (transparent) child reads its parent's memo, and still gets an instance
+    /// of its own, asked directly or through a factory's resolver, from the first resolve on.
+    @Test func aChildNeverReadsTheMemoizedPerContainerInstanceOfItsParent() throws {
+        final class User: Sendable {
+            let service: Service
+            init(service: Service) { self.service = service }
+        }
+        let root = Container(name: "root")
+        let runs = Counter()
+        root.register(Service.self, lifetime: .perContainer) { _ in Service(run: runs.increment()) }
+        root.register(User.self, lifetime: .unique) { r in User(service: try r.resolve()) }
+        let rootInstance = try root.resolve(Service.self)
+        #expect(try root.resolve(Service.self) === rootInstance)
+        #expect(try root.resolve(User.self).service === rootInstance)
+        for index in 0..<3 {
+            let child = root.makeChild(name: "request-\(index)")
+            let user = try child.resolve(User.self)
+            #expect(user.service !== rootInstance, "through a resolver, child \(index)")
+            #expect(try child.resolve(Service.self) === user.service, "directly, child \(index)")
+            #expect(try child.resolve(User.self).service === user.service)
+        }
+        #expect(runs.value == 4)
+    }
+
     @Test func perContainerInstancesLiveInTheStartingContainer() throws {
         let root = Container(name: "root")
         root.register(Service.self, lifetime: .perContainer) { _ in Service(run: 0) }

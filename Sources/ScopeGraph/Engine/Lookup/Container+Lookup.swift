@@ -87,11 +87,12 @@ extension Container {
         return snapshot.find(key)?.entry.takeUnretainedValue()
     }
 
-    /// Opens the cached-read probe of `Container.resolve` for the untagged, argument-free key
-    /// of `type`: the slot of the cached registration memoized for it in lookups starting
-    /// here, inside a protected read that the caller closes with `CachedRead.end()` once it has
-    /// read the slot. `nil` (the general path runs) for anything else: no memo record yet, an
-    /// uncached lifetime, a registration of another type answering `type`, an active scope.
+    /// Opens the cached-read probe of `Container.resolve` and `Resolver.resolve` for the
+    /// untagged, argument-free key of `type`: the memo record for it in lookups starting here
+    /// (the registration, and the slot of a cached one), inside a protected read that the
+    /// caller closes with `CachedRead.end()` or `endTakingEntry()`. `nil` (the general path
+    /// runs, with a lookup of its own) when there is no memo record yet, a scope is active, or
+    /// this container is shut down.
     @usableFromInline
     func beginCachedRead(ofType type: Any.Type) -> CachedRead? {
         guard !ScopeActivity.mayBeActive, !isShutDown else { return nil }
@@ -107,37 +108,68 @@ extension Container {
             isStart = false
         }
         let thread = ThreadState.currentUnmanaged
-        let slot = owner._withUnsafeGuaranteedRef { owner -> Unmanaged<AnySlot>? in
+        let found = owner._withUnsafeGuaranteedRef { owner -> MemoSnapshot.ProbeResult? in
             guard owner.memo.load(ordering: .relaxed) != 0 else { return nil }
             thread._withUnsafeGuaranteedRef { Reclamation.begin($0) }
             let bits = owner.memo.load(ordering: .sequentiallyConsistent)
             guard bits != 0 else { return nil }
             // Invariant: see `memoSnapshotEntry`.
             return Unmanaged<MemoSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
-                $0.cachedSlot(ofType: ObjectIdentifier(type), perContainerToo: isStart)
+                $0.probe(ofType: ObjectIdentifier(type), perContainerToo: isStart)
             }
         }
-        guard let slot else {
+        guard let found else {
             thread._withUnsafeGuaranteedRef { if $0.announced.load(ordering: .relaxed) != 0 { Reclamation.end($0) } }
             return nil
         }
-        return CachedRead(thread: thread, slot: slot)
+        return CachedRead(thread: thread, entry: found.entry, slot: found.slot)
     }
 }
 
-/// A protected read opened by `Container.beginCachedRead`: `slot` (unretained) stays valid
-/// until `end()`, which the caller calls exactly once.
+/// A protected read opened by `Container.beginCachedRead`: `entry` and `slot` (unretained)
+/// stay valid until the read ends, with `end()` or `endTakingEntry()`, exactly once.
 @usableFromInline
 struct CachedRead {
     /// Unretained: the thread-local keeps the current thread's state alive.
     let thread: Unmanaged<ThreadState>
-    /// Unretained: the memo snapshot holds it, and the snapshot is not released before the
-    /// read ends (`Reclamation`).
-    @usableFromInline let slot: Unmanaged<AnySlot>
+    /// The registration answering the key, memoized. Unretained: the memo snapshot holds it,
+    /// and the snapshot is not released before the read ends (`Reclamation`).
+    let entry: Unmanaged<AnyEntry>
+    /// The registration's cache slot, for a cached lifetime whose own type was asked for;
+    /// unretained, as `entry`.
+    @usableFromInline let slot: Unmanaged<AnySlot>?
+
+    /// The instance published in `slot`, if there is one. Call before the read ends.
+    @inlinable
+    func published<T>(as type: T.Type) -> T? {
+        guard let slot else { return nil }
+        return slot._withUnsafeGuaranteedRef { slot in
+            // Invariant: the memo gives a slot only for a key of `T` itself
+            // (`MemoSnapshot.Bucket.ownType`), and `Entry<T>` makes `Slot<T>`s.
+            assert(slot is Slot<T>, "ScopeGraph: the memo gave a \(Swift.type(of: slot)) for \(T.self)")
+            return unsafeDowncast(slot, to: Slot<T>.self).readPublished()
+        }
+    }
 
     /// Closes the protected read.
     @usableFromInline
     func end() { thread._withUnsafeGuaranteedRef { Reclamation.end($0) } }
+
+    /// Closes the protected read and returns the memoized registration, retained while the
+    /// read still protected it: the general path then resolves with it instead of looking the
+    /// key up again.
+    @usableFromInline
+    func endTakingEntry() -> MemoizedEntry {
+        let memoized = MemoizedEntry(entry: entry.takeUnretainedValue())
+        end()
+        return memoized
+    }
+}
+
+/// The registration the cached-read probe found memoized, handed to the general path.
+@usableFromInline
+struct MemoizedEntry {
+    let entry: AnyEntry
 }
 
 extension Container {

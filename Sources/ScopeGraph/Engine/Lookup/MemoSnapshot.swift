@@ -29,6 +29,9 @@ final class MemoSnapshot: @unchecked Sendable {
         var slot: AnySlot?
     }
 
+    /// What `probe` found: the memoized entry and, for a cached lifetime read here, its slot.
+    typealias ProbeResult = (entry: Unmanaged<AnyEntry>, slot: Unmanaged<AnySlot>?)
+
     let count: Int
     private let mask: Int
     private let buckets: UnsafeMutablePointer<Bucket>
@@ -95,21 +98,22 @@ final class MemoSnapshot: @unchecked Sendable {
         }
     }
 
-    /// The cache slot memoized for the simple key (no tag, no arguments) of `type`, when its
-    /// registration's own type is `type` (a forwarded type needs a cast) and it is a cached
-    /// lifetime; `perContainer` slots only when `perContainerToo` (a memo read for a
-    /// transparent child holds its parent's `perContainer` slots, not the child's). Unretained:
-    /// valid only inside the protected read. For the cached-read probe.
-    func cachedSlot(ofType type: ObjectIdentifier, perContainerToo: Bool) -> Unmanaged<AnySlot>? {
+    /// The entry memoized for the simple key (no tag, no arguments) of `type`, and its cache
+    /// slot when the registration's own type is `type` (a forwarded type needs a cast) and it
+    /// is a cached lifetime; `perContainer` slots only when `perContainerToo` (a memo read for
+    /// a transparent child holds its parent's `perContainer` slots, not the child's).
+    /// Unretained: valid only inside the protected read. For the cached-read probe.
+    func probe(ofType type: ObjectIdentifier, perContainerToo: Bool) -> ProbeResult? {
         var index = Self.hash(type) & mask
         while true {
             let bucket = buckets + index
             guard let candidate = bucket.pointee.type else { return nil }
             if candidate == type, bucket.pointee.isSimple {
+                let entry = Unmanaged.passUnretained(bucket.pointee.entry!)
                 guard bucket.pointee.ownType, let slot = bucket.pointee.slot,
                     perContainerToo || !bucket.pointee.isPerContainer
-                else { return nil }
-                return .passUnretained(slot)
+                else { return (entry, nil) }
+                return (entry, .passUnretained(slot))
             }
             index = (index + 1) & mask
         }

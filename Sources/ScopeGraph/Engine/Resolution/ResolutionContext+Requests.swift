@@ -162,20 +162,27 @@ extension ResolutionContext {
         }
     }
 
-    func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {
-        try resolve(key, as: type, from: start, arguments: arguments) { throw missingError($0, from: start) }
+    /// Resolves `key` from `start` in this resolve. `memoized` is the registration the
+    /// cached-read probe found for `key` in `start`'s memo (no scope was active, `start` was
+    /// not shut down): it answers without a second lookup.
+    func resolve<T>(
+        _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?, memoized: AnyEntry? = nil
+    ) throws -> T {
+        try resolve(key, as: type, from: start, arguments: arguments, memoized: memoized) {
+            throw missingError($0, from: start)
+        }
     }
 
     /// `resolve`, calling `ifMissing` with the key looked up last when nothing answers (and,
     /// with `ownerGoneIsMissing`, when what answered belongs to a container freed meanwhile).
     func resolve<T>(
-        _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?,
+        _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?, memoized: AnyEntry? = nil,
         ownerGoneIsMissing: Bool = false, ifMissing: (Key) throws -> T
     ) throws -> T {
         noteTopLevelStart(start)
         // The scope the calling task sees now: one entered inside a factory applies here.
         let scope = ScopeActivity.current
-        if let entry = try lookup(key, from: start, scope: scope) {
+        if let entry = try memoized ?? lookup(key, from: start, scope: scope) {
             let request = Request(key: key, start: start, arguments: arguments)
             guard ownerGoneIsMissing, entry.lifetime.isOwnerRooted else {
                 return try produce(entry, request, as: T.self)
