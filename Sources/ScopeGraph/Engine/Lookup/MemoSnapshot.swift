@@ -139,5 +139,5 @@ final class MemoSnapshot: @unchecked Sendable {
 
 extension Key {
     /// No tag and no arguments: compared by type identity alone.
-    @inline(__always) var isSimple: Bool { tag == nil && arguments.isEmpty }
+    @inline(__always) var isSimple: Bool { tag == nil && !hasArguments }
 }

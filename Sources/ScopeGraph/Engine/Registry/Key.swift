@@ -4,20 +4,28 @@ package struct Key: Hashable, @unchecked Sendable {
     // @unchecked: metatypes are immutable global values; `Any.Type` is just not marked Sendable.
     let type: Any.Type
     let tag: ServiceTag?
-    let arguments: [Any.Type]
+    /// The argument types, `nil` for none (most keys): a key is copied many times per resolve,
+    /// and a `nil` reference is copied without touching a reference count, where an empty
+    /// array is retained and released at each copy.
+    private let argumentTypes: ArgumentTypes?
 
     package init(_ type: Any.Type, tag: ServiceTag?, arguments: [Any.Type] = []) {
         self.type = type
         self.tag = tag
-        self.arguments = arguments
+        self.argumentTypes = arguments.isEmpty ? nil : ArgumentTypes(arguments)
     }
 
+    /// The runtime argument types, in order; empty for most keys.
+    var arguments: [Any.Type] { argumentTypes?.types ?? [] }
+
+    /// True when the key has runtime argument types.
+    var hasArguments: Bool { argumentTypes != nil }
+
     package static func == (lhs: Key, rhs: Key) -> Bool {
-        guard lhs.type == rhs.type, sameTag(lhs.tag, rhs.tag), lhs.arguments.count == rhs.arguments.count else {
-            return false
-        }
-        for index in lhs.arguments.indices where lhs.arguments[index] != rhs.arguments[index] { return false }
-        return true
+        guard lhs.type == rhs.type, sameTag(lhs.tag, rhs.tag) else { return false }
+        guard let left = lhs.argumentTypes else { return rhs.argumentTypes == nil }
+        guard let right = rhs.argumentTypes else { return false }
+        return left === right || left.types.elementsEqual(right.types, by: ==)
     }
 
     /// `lhs == rhs` for tags, first by identity: the same tag object (the usual case, a
@@ -38,15 +46,17 @@ package struct Key: Hashable, @unchecked Sendable {
     private var mixedBits: Int {
         var bits = UInt(bitPattern: Int(bitPattern: ObjectIdentifier(type)))
         if let tag { bits = (bits ^ UInt(bitPattern: tag.nameHash)) &* 0x9E37_79B9_7F4A_7C15 }
-        for argument in arguments {
-            bits = (bits ^ UInt(bitPattern: Int(bitPattern: ObjectIdentifier(argument)))) &* 0x9E37_79B9_7F4A_7C15
+        if let argumentTypes {
+            for argument in argumentTypes.types {
+                bits = (bits ^ UInt(bitPattern: Int(bitPattern: ObjectIdentifier(argument)))) &* 0x9E37_79B9_7F4A_7C15
+            }
         }
         return Int(bitPattern: bits)
     }
 
     /// True when both keys have the same argument types.
     func sameArguments(as other: Key) -> Bool {
-        arguments.count == other.arguments.count && zip(arguments, other.arguments).allSatisfy { $0 == $1 }
+        arguments.elementsEqual(other.arguments, by: ==)
     }
 
     /// The public, printable form.
@@ -62,4 +72,12 @@ package struct Key: Hashable, @unchecked Sendable {
         repeat result.append(each types)
         return result
     }
+}
+
+/// A key's runtime argument types (`Key.arguments`), boxed so that the many keys without any
+/// hold `nil`.
+final class ArgumentTypes: @unchecked Sendable {
+    // @unchecked: immutable; metatypes are immutable global values.
+    let types: [Any.Type]
+    init(_ types: [Any.Type]) { self.types = types }
 }
