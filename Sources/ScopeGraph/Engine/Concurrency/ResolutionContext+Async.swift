@@ -107,9 +107,7 @@ extension ResolutionContext {
             // Checked: `wrap` returns an `Optional<Wrapped>`, which is `T`.
             return wrapped as! T
         }
-        let deferred = try deferredValue(key, as: T.self, from: start, scope: scope) {
-            throw missingError($0, from: start)
-        }
+        let deferred = try deferredValue(key, as: T.self, from: start, scope: scope, ifRegistered: false)
         if let deferred { return deferred }
         throw missingError(key, from: start)
     }

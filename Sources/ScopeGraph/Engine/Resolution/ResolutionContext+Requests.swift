@@ -123,14 +123,7 @@ extension ResolutionContext {
             return try withContext { context in
                 // One lookup decides: a registration removed meanwhile on another thread is
                 // either found (and built) or not registered, never found and then missing.
-                try context.resolve(key, as: type, from: start, arguments: nil, ownerGoneIsMissing: true) {
-                    missingKey in
-                    // Registered for the type and tag with other arguments is not "nothing"
-                    // (for an optional, the wrapped key is the one looked up last).
-                    let missing = context.missingError(missingKey, from: start)
-                    if case .argumentMismatch = missing.kind { throw missing }
-                    throw NothingRegistered()
-                }
+                try context.resolve(key, as: type, from: start, arguments: nil, ifRegistered: true)
             }
         } catch is NothingRegistered {
             return nil
@@ -165,50 +158,56 @@ extension ResolutionContext {
     /// Resolves `key` from `start` in this resolve. `memoized` is the registration the
     /// cached-read probe found for `key` in `start`'s memo (no scope was active, `start` was
     /// not shut down): it answers without a second lookup.
-    func resolve<T>(
-        _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?, memoized: AnyEntry? = nil
-    ) throws -> T {
-        try resolve(key, as: type, from: start, arguments: arguments, memoized: memoized) {
-            throw missingError($0, from: start)
-        }
-    }
-
-    /// `resolve`, calling `ifMissing` with the key looked up last when nothing answers (and,
-    /// with `ownerGoneIsMissing`, when what answered belongs to a container freed meanwhile).
+    ///
+    /// With `ifRegistered` (`resolveIfRegistered`), nothing answering the request itself
+    /// throws `NothingRegistered` (for the caller to return `nil`), and so does a registration
+    /// whose container was freed after the lookup found it; a missing dependency of what does
+    /// answer still throws its `ResolutionError`.
     func resolve<T>(
         _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?, memoized: AnyEntry? = nil,
-        ownerGoneIsMissing: Bool = false, ifMissing: (Key) throws -> T
+        ifRegistered: Bool = false
     ) throws -> T {
         noteTopLevelStart(start)
         // The scope the calling task sees now: one entered inside a factory applies here.
         let scope = ScopeActivity.current
         if let entry = try memoized ?? lookup(key, from: start, scope: scope) {
             let request = Request(key: key, start: start, arguments: arguments)
-            guard ownerGoneIsMissing, entry.lifetime.isOwnerRooted else {
+            guard ifRegistered, entry.lifetime.isOwnerRooted else {
                 return try produce(entry, request, as: T.self)
             }
             // A collaborator freed since the lookup found its registration: nothing answers. The
             // owner is held until the instance is produced, so it cannot go in between.
-            guard let owner = entry.owner else { return try ifMissing(key) }
+            guard let owner = entry.owner else { throw missing(key, from: start, ifRegistered: true) }
             return try withExtendedLifetime(owner) { try produce(entry, request, as: T.self) }
         }
         return try resolveUnregistered(
-            key, as: T.self, from: start, arguments: arguments, scope: scope, ifMissing: ifMissing)
+            key, as: T.self, from: start, arguments: arguments, scope: scope, ifRegistered: ifRegistered)
+    }
+
+    /// What a request for `key` throws when nothing answers it: the `ResolutionError`, or
+    /// for `resolveIfRegistered` (`ifRegistered`) `NothingRegistered`, unless the type and tag
+    /// are registered with other arguments, which is not "nothing" (for an optional, the
+    /// wrapped key is the one looked up last).
+    func missing(_ key: Key, from start: Container, ifRegistered: Bool) -> any Error {
+        let error = missingError(key, from: start)
+        guard ifRegistered else { return error }
+        if case .argumentMismatch = error.kind { return error }
+        return NothingRegistered()
     }
 
     /// `resolve` when nothing is registered for `key` itself: `Optional<Wrapped>` resolves
-    /// `Wrapped`, `Provider<T>` and `Lazy<T>` resolve `T` later; else `ifMissing`. Kept out of
+    /// `Wrapped`, `Provider<T>` and `Lazy<T>` resolve `T` later; else `missing`. Kept out of
     /// `resolve`, whose every call would otherwise pay the metadata of the `T?` made here.
     @inline(never)
     private func resolveUnregistered<T>(
         _ key: Key, as type: T.Type, from start: Container, arguments: Arguments?, scope: ResolutionScope?,
-        ifMissing: (Key) throws -> T
+        ifRegistered: Bool
     ) throws -> T {
         // Optional<Wrapped> with nothing registered for the optional itself resolves Wrapped.
         if let optional = T.self as? any OptionalResolvable.Type {
             let wrappedKey = Key(optional.wrappedType, tag: key.tag, arguments: key.arguments)
             guard let entry = try lookup(wrappedKey, from: start, scope: scope) else {
-                return try ifMissing(wrappedKey)
+                throw missing(wrappedKey, from: start, ifRegistered: ifRegistered)
             }
             let request = Request(key: wrappedKey, start: start, arguments: arguments)
             let value = try produceAny(entry, request)
@@ -216,10 +215,10 @@ extension ResolutionContext {
             // Checked: `wrap` returns an `Optional<Wrapped>`, which is `T`.
             return wrapped as! T
         }
-        if let deferred = try deferredValue(key, as: T.self, from: start, scope: scope, ifMissing: ifMissing) {
+        if let deferred = try deferredValue(key, as: T.self, from: start, scope: scope, ifRegistered: ifRegistered) {
             return deferred
         }
-        return try ifMissing(key)
+        throw missing(key, from: start, ifRegistered: ifRegistered)
     }
 
     /// `start.lookup`, failing with `.containerShutDown` when `start`, or a container the walk
@@ -267,7 +266,7 @@ extension ResolutionContext {
 
 /// What `resolveIfRegistered` throws to itself when nothing answers the request itself (a
 /// missing dependency of what does answer still throws its `ResolutionError`).
-private struct NothingRegistered: Error {}
+struct NothingRegistered: Error {}
 
 /// Lets `resolve` see through `Optional<Wrapped>`.
 protocol OptionalResolvable {
