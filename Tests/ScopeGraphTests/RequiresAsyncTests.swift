@@ -129,6 +129,38 @@ import WatchdogSupport
         #expect(runs.value == 1)
     }
 
+    /// The same for a singleton with a synchronous factory that `resolveAsync` is building (the
+    /// factory blocked on a semaphore the test controls): `resolveAsync` builds it without
+    /// suspending, yet a synchronous resolve on another thread throws `.requiresAsync` instead
+    /// of waiting, as for any async resolve's build; after the build, it returns the instance.
+    @Test func aSynchronousResolveDoesNotWaitForResolveAsyncsBuildOfASynchronousSingleton() async throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        let started = AsyncLatch()
+        let gate = DispatchSemaphore(value: 0)
+        container.register(B.self, lifetime: .singleton) { _ in
+            runs.increment()
+            started.open()
+            // Blocks the builder's thread, bounded: the build must still be running below.
+            _ = gate.wait(timeout: .now() + 20)
+            return B()
+        }
+        let builder = Task.detached { try await container.resolveAsync(B.self) }
+        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else {
+            gate.signal()
+            return
+        }
+        let error = try await withAsyncWatchdog(seconds: 5) {
+            await runOnNewThread { syncResolutionError { _ = try container.resolve(B.self) } }
+        }
+        gate.signal()
+        let built = try await withAsyncWatchdog(seconds: 10) { try await builder.value }
+        guard let error, let built else { return }
+        #expect(error?.kind.caseName == "requiresAsync")
+        #expect(try container.resolve(B.self) === built)
+        #expect(runs.value == 1)
+    }
+
     /// The contract's example: a synchronous resolve on the main actor that finds a main-actor
     /// async factory's build suspended at an `await` throws `.requiresAsync` instead of waiting
     /// (waiting there could never end: the build needs the main actor to go on).

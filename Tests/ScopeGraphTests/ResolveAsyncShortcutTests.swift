@@ -2,10 +2,11 @@ import ScopeGraph
 import Testing
 import WatchdogSupport
 
-/// `resolveAsync` of a `unique` or `graph` registration with a synchronous factory runs the
-/// synchronous resolve (no async frames). These tests pin that it behaves exactly as the async
-/// path does: blocks, `graph` sharing, the errors of what it reaches, and joining the resolve
-/// of an async factory that asks.
+/// `resolveAsync` of a registration with a synchronous factory (`unique`, `graph`, or a cached
+/// lifetime not built yet) runs the synchronous resolve (no async frames). These tests pin that
+/// it behaves as the async path does: blocks, `graph` sharing, the errors of what it reaches,
+/// joining the resolve of an async factory that asks, exactly-once builds; and that the
+/// factory runs where the caller does.
 @Suite struct ResolveAsyncShortcutTests {
     final class Config: Sendable {}
     final class Store: Sendable {}
@@ -102,6 +103,50 @@ import WatchdogSupport
         }
 
         #expect(outcome == "circularDependency")
+    }
+
+    /// An unbuilt singleton with a synchronous factory is built by the synchronous resolve, where
+    /// the caller runs: asked for on the main actor, its factory may resolve a main-actor
+    /// service synchronously (as a `unique` one's may); it is built once and published.
+    @MainActor
+    @Test func anUnbuiltSynchronousSingletonIsBuiltWhereTheCallerRuns() async throws {
+        let container = Container(name: "app")
+        let runs = Counter()
+        container.register(Screen.self, lifetime: .unique) { @MainActor _ in Screen() }
+        container.register(Store.self, lifetime: .singleton) { r in
+            _ = try r.resolve(Screen.self)
+            _ = runs.increment()
+            return Store()
+        }
+
+        let store = try await container.resolveAsync(Store.self)
+
+        #expect(try await container.resolveAsync(Store.self) === store)
+        #expect(try container.resolve(Store.self) === store)
+        #expect(runs.value == 1)
+    }
+
+    /// Tasks that first-resolve one unbuilt singleton with a synchronous factory at once: one
+    /// builds it synchronously, the others wait for that build as readers (suspended, not
+    /// blocked), and all get the one instance.
+    @Test func tasksFirstResolvingOneSynchronousSingletonGetOneInstance() async throws {
+        let container = Container(name: "app")
+        let runs = Counter()
+        container.register(Store.self, lifetime: .singleton) { _ in
+            _ = runs.increment()
+            return Store()
+        }
+        let stores = try await withAsyncWatchdog {
+            await withTaskGroup(of: Store?.self) { group in
+                for _ in 0..<50 { group.addTask { try? await container.resolveAsync(Store.self) } }
+                var all: [Store?] = []
+                for await store in group { all.append(store) }
+                return all
+            }
+        }
+        guard let stores else { return }
+        #expect(stores.count == 50 && stores.allSatisfy { $0 != nil && $0 === stores[0] })
+        #expect(runs.value == 1)
     }
 
     /// Cancellation ends a wait (the contract); a cancelled task that finds nothing to wait for

@@ -16,6 +16,18 @@ extension BuildCoordinator {
     /// `CancellationError` if the calling task is cancelled meanwhile (the build goes on).
     func acquireAsync(_ slot: AnySlot, for context: ResolutionContext, key: Key) async throws -> Any? {
         context.usedCoordinator = true
+        // The first decision is made without a continuation or a cancellation handler: most
+        // requests read or build at once (a cancelled task still does; cancellation ends waits).
+        let first = withLock { graveyard in
+            joinOwnGroup(context)
+            return decide(slot, for: context, key: key, waitedOn: nil, suspending: true, into: &graveyard)
+        }
+        switch first {
+        case .read(let value): return value
+        case .build: return nil
+        case .fail(let error): throw error
+        case .wait: break  // decided again below, ready to suspend
+        }
         let waiter = makeWaiter()
         // The resolve whose build this one waited for last: if that build fails, its error.
         var waitedOn: ResolutionContext?

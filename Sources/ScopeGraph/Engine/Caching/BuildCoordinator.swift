@@ -31,10 +31,15 @@ final class BuildCoordinator: @unchecked Sendable {
     /// Returns the instance to use, or `nil` when the caller now owns `slot` and must build it.
     func acquire(_ slot: AnySlot, for context: ResolutionContext, key: Key) throws -> Any? {
         context.usedCoordinator = true
+        // A request that declines to wait suspends instead (its task waits as a reader), so
+        // it may wait for a resolve that suspends.
+        let declinesWaiting = context.declinesWaitingAtTop && context.stack.isEmpty
         return try withLock { graveyard in
             joinOwnGroup(context)
             while true {
-                switch decide(slot, for: context, key: key, waitedOn: nil, suspending: false, into: &graveyard) {
+                switch decide(
+                    slot, for: context, key: key, waitedOn: nil, suspending: declinesWaiting, into: &graveyard)
+                {
                 case .read(let value):
                     return value
                 case .build:
@@ -42,6 +47,14 @@ final class BuildCoordinator: @unchecked Sendable {
                 case .fail(let error):
                     throw error
                 case .wait(let owner):
+                    if declinesWaiting {
+                        // Invariant: a fresh resolve's first request shares nothing: `decide`
+                        // merged no group (nobody waits for a resolve that owns no slot).
+                        assert(
+                            context.ownedSlots.isEmpty && context.group.members.count == 1,
+                            "ScopeGraph: a declined wait after the resolve took part in coordination")
+                        throw DeclinedWait(slot: slot)
+                    }
                     startWaiting(context, on: owner, for: slot, key: key)
                     waitForChange()
                     stopWaiting(context)
@@ -330,30 +343,6 @@ final class BuildCoordinator: @unchecked Sendable {
     struct SuspendedWait {
         let context: ResolutionContext
         let continuation: CheckedContinuation<Void, Never>
-    }
-
-    /// The error for a synchronous resolve that would wait for `running`, an async resolve in
-    /// its group (the two share a cycle).
-    private func requiresAsync(waitingFor running: ResolutionContext, in context: ResolutionContext)
-        -> ResolutionError
-    {
-        let path = context.waitPath.isEmpty ? running.waitPath : context.waitPath
-        return ResolutionError(
-            kind: .requiresAsync, key: (path.last ?? Key(ResolutionContext.self, tag: nil)).serviceKey,
-            path: path.map(\.serviceKey),
-            suggestions: [
-                "this resolve shares a cycle with an async resolve that is still running: resolve with try await resolveAsync(…) instead"
-            ])
-    }
-
-    /// The error for a synchronous resolve that finds `key`'s instance being built by an
-    /// async resolve.
-    private func requiresAsync(_ context: ResolutionContext, _ key: Key) -> ResolutionError {
-        context.error(
-            .requiresAsync, key,
-            suggestions: [
-                "an async resolve is building \(key.serviceKey) right now (its factory may be suspended): resolve it with try await resolveAsync(\(key.serviceKey.typeName).self), or build it first with bootstrapAsync()."
-            ])
     }
 
     /// Runs blocks of the group's members (call with the lock released), each with its owner's

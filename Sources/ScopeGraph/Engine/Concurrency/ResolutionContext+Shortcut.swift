@@ -23,13 +23,28 @@ extension ResolutionContext {
     ///   Like the async path, it joins the resolve of the async factory that asks, if any.
     /// - a cached lifetime whose instance is published: that instance, as the async path
     ///   would read it.
+    /// - a cached lifetime with a synchronous factory, for a request that starts a resolve
+    ///   (`startsResolve`: no async factory of this task asks): the synchronous resolve, which
+    ///   builds the instance if the slot is free; its factory's requests are synchronous in
+    ///   both paths, and it never suspends, so resolves on other threads may wait for it.
     /// - a cached lifetime that another resolve is building, for a request that starts a
-    ///   resolve (`startsResolve`: no async factory of this task asks): `.awaitBuild`. Such a
-    ///   request holds nothing another resolve could wait for, so it cannot close a cycle.
+    ///   resolve: `.awaitBuild` (the synchronous resolve declines to wait for it, see
+    ///   `ResolutionContext.declinesWaitingAtTop`). Such a request holds nothing another
+    ///   resolve could wait for, so it cannot close a cycle.
     ///
     /// With a resolution observer active (a trace), only the first applies: the async path
     /// records what the others would skip.
     static func shortcut<T>(
+        _ key: Key, as type: T.Type, from start: Container, startsResolve: Bool, deliver: (T) -> Void
+    ) throws -> ShortcutStep {
+        do {
+            return try shortcutInContext(key, as: type, from: start, startsResolve: startsResolve, deliver: deliver)
+        } catch let declined as BuildCoordinator.DeclinedWait {
+            return .awaitBuild(declined.slot)
+        }
+    }
+
+    private static func shortcutInContext<T>(
         _ key: Key, as type: T.Type, from start: Container, startsResolve: Bool, deliver: (T) -> Void
     ) throws -> ShortcutStep {
         try withContext { context in
@@ -53,9 +68,22 @@ extension ResolutionContext {
                 } else if let step = deliverForwarded(slot, as: T.self, to: deliver) {
                     return step
                 }
-                // Only a build in progress is worth waiting for: an idle slot is built by the
-                // async path.
-                return startsResolve && BuildCoordinator.shared.isBuilding(slot) ? .awaitBuild(slot) : .resolveAsync
+                guard startsResolve else { return .resolveAsync }
+                guard entry.kind == .sync else {
+                    // Only a build in progress is worth waiting for: an idle slot is built by
+                    // the async path.
+                    return BuildCoordinator.shared.isBuilding(slot) ? .awaitBuild(slot) : .resolveAsync
+                }
+                // A fresh resolve (`startsResolve`), which no other resolve can reach yet.
+                assert(context.stack.isEmpty && !context.usedCoordinator, "ScopeGraph: the shortcut joined a resolve")
+                context.declinesWaitingAtTop = true
+                // Seen by other resolves as the async resolve it stands for: a thread that needs
+                // what it builds throws `.requiresAsync` instead of waiting, as the contract
+                // says of async resolves. Reset when the context is reused (`takeSpare`).
+                context.isAsync = true
+                defer { context.declinesWaitingAtTop = false }
+                deliver(try context.produce(entry, request, as: T.self))
+                return .delivered
             }
         }
     }

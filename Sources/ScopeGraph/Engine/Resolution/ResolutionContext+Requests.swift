@@ -65,12 +65,15 @@ extension ResolutionContext {
 
     /// Unbinds the finished context from `thread`; returns whether the thread may keep it as
     /// its spare (it keeps none yet). Whether the spare may be reused is decided when it is
-    /// taken (`takeSpare`).
+    /// taken (`takeSpare`, which resets its coordination state, `isAsync` included).
     private func unbind(from thread: ThreadState) -> Bool {
         thread.context = nil
         topLevelStart = nil
         clearFinishedWork()
         lastConstructed = nil
+        // Set by `resolveAsync`'s shortcut; a resolve that never took part in coordination was
+        // never seen by another one.
+        if isAsync, !usedCoordinator { isAsync = false }
         return thread.spare == nil && !isWeaklyReferenced
     }
 
@@ -94,9 +97,11 @@ extension ResolutionContext {
             // Invariant: a finished resolve has published or released its slots, left its
             // group and its waits (`finish`, `fail`), and no other context references it.
             assert(
-                isDone && !isAsync && ownedSlots.isEmpty && group == nil && waitingOn == nil && handedOffBy == nil
+                isDone && ownedSlots.isEmpty && group == nil && waitingOn == nil && handedOffBy == nil
                     && waiters == 0,
                 "ScopeGraph: a context reused before its resolve let go of the coordinator")
+            // Set by `resolveAsync`'s shortcut; other resolves read it under this lock.
+            isAsync = false
             isDone = false
             waitingSlot = nil
             waitPath.removeAll(keepingCapacity: true)

@@ -43,6 +43,10 @@ final class ResolutionContext: @unchecked Sendable {
     /// Set for the resolves of `resolveAsync` (and the builds they hand off): they may suspend,
     /// so a synchronous resolve never waits for one of their slots.
     @exclusivity(unchecked) var isAsync = false
+    /// Set by `resolveAsync`'s shortcut while its top-level request runs synchronously: when
+    /// that request's slot is being built by another resolve, `acquire` throws
+    /// `BuildCoordinator.DeclinedWait` instead of blocking the thread (a task must suspend).
+    @exclusivity(unchecked) var declinesWaitingAtTop = false
     /// Set when a `Provider` or `Lazy` made in this resolve references it (weakly): the thread
     /// does not keep it for reuse. A weakly referenced object has a side table for the rest of
     /// its life, which LeakSanitizer reports as leaked when a spare outlives the value (the
