@@ -26,7 +26,9 @@ extension ResolutionContext {
     /// - a cached lifetime with a synchronous factory, for a request that starts a resolve
     ///   (`startsResolve`: no async factory of this task asks): the synchronous resolve, which
     ///   builds the instance if the slot is free; its factory's requests are synchronous in
-    ///   both paths, and it never suspends, so resolves on other threads may wait for it.
+    ///   both paths. To other resolves it stands for the async resolve it replaces
+    ///   (`isAsync`: a thread that needs what it builds throws `.requiresAsync`, and a failed
+    ///   build leaves its error to the tasks that waited for it).
     /// - a cached lifetime that another resolve is building, for a request that starts a
     ///   resolve: `.awaitBuild` (the synchronous resolve declines to wait for it, see
     ///   `ResolutionContext.declinesWaitingAtTop`). Such a request holds nothing another
