@@ -27,8 +27,9 @@ extension ResolutionContext {
     ///   (`startsResolve`: no async factory of this task asks): the synchronous resolve, which
     ///   builds the instance if the slot is free; its factory's requests are synchronous in
     ///   both paths. To other resolves it stands for the async resolve it replaces
-    ///   (`isAsync`: a thread that needs what it builds throws `.requiresAsync`, and a failed
-    ///   build leaves its error to the tasks that waited for it).
+    ///   (`isAsync`: a thread that needs what it builds throws `.requiresAsync`). A factory
+    ///   that throws gives its slot up (`abandon`): the tasks that waited for it build again.
+    ///   Not in a resolve this request joined on the thread (see below).
     /// - a cached lifetime that another resolve is building, for a request that starts a
     ///   resolve: `.awaitBuild` (the synchronous resolve declines to wait for it, see
     ///   `ResolutionContext.declinesWaitingAtTop`). Such a request holds nothing another
@@ -71,13 +72,14 @@ extension ResolutionContext {
                     return step
                 }
                 guard startsResolve else { return .resolveAsync }
-                guard entry.kind == .sync else {
+                // Only a fresh resolve, which no other resolve can reach yet, builds here: not
+                // one this request joined on the thread (a task started with `Task.immediate`
+                // inside a synchronous factory runs its first part in that factory's resolve).
+                guard entry.kind == .sync, context.stack.isEmpty, !context.usedCoordinator else {
                     // Only a build in progress is worth waiting for: an idle slot is built by
                     // the async path.
                     return BuildCoordinator.shared.isBuilding(slot) ? .awaitBuild(slot) : .resolveAsync
                 }
-                // A fresh resolve (`startsResolve`), which no other resolve can reach yet.
-                assert(context.stack.isEmpty && !context.usedCoordinator, "ScopeGraph: the shortcut joined a resolve")
                 context.declinesWaitingAtTop = true
                 // Seen by other resolves as the async resolve it stands for: a thread that needs
                 // what it builds throws `.requiresAsync` instead of waiting, as the contract
