@@ -116,6 +116,26 @@ import WatchdogSupport
         if gate.wait(timeout: .now() + seconds) == .timedOut { timeouts.increment() }
     }
 
+    /// A container whose `Store` singleton's factory holds every run open until `gate` is
+    /// signalled (at most 10 s, scaled under sanitizers), counting runs, returns and timeouts.
+    struct HeldStore: Sendable {
+        let container = Container(name: "root")
+        let runs = Counter()
+        let returned = Counter()
+        let timeouts = Counter()
+        let gate = DispatchSemaphore(value: 0)
+
+        init() {
+            let (runs, returned, timeouts, gate) = (runs, returned, timeouts, gate)
+            container.register(Store.self, lifetime: .singleton) { _ in
+                let run = runs.increment()
+                SynchronousShortcutRaceTests.hold(on: gate, timeouts: timeouts, seconds: 10 * watchdogScale)
+                returned.increment()
+                return Store(run: run)
+            }
+        }
+    }
+
     // MARK: Exactly once
 
     /// Over many rounds, tasks (`resolveAsync`) and threads (`resolve`) racing on a fresh
@@ -233,19 +253,11 @@ import WatchdogSupport
     /// pool (two threads on two cores) still runs a new task before the build ends, which it
     /// could not if they blocked its threads; then all get the thread's instance, one run.
     @Test func tasksFindingAThreadsBuildInProgressWaitSuspendedNotBlocked() async throws {
-        let container = Container(name: "root")
-        let runs = Counter()
-        let returned = Counter()
-        let timeouts = Counter()
-        let gate = DispatchSemaphore(value: 0)
+        // A plain thread builds here: if the tasks blocked the pool, only the hold's timeout ends it.
+        let held = HeldStore()
+        let gate = held.gate
         defer { gate.signal() }
-        container.register(Store.self, lifetime: .singleton) { _ in
-            let run = runs.increment()
-            // A plain thread's factory: if the tasks blocked the pool, only this timeout ends it.
-            Self.hold(on: gate, timeouts: timeouts, seconds: 10 * watchdogScale)
-            returned.increment()
-            return Store(run: run)
-        }
+        let (container, runs, returned, timeouts) = (held.container, held.runs, held.returned, held.timeouts)
         let thread = Task { await runOnNewThread { Result { try container.resolve(Store.self) } } }
         guard await waitUntil(atMost: Self.startLimit, { runs.value == 1 }) else {
             Issue.record("the factory did not start")
@@ -548,18 +560,10 @@ import WatchdogSupport
     /// while the build still goes on (their outcomes come before the factory returns); the
     /// build then ends, and the requester and the other readers get its instance, from one run.
     @Test func cancelledReadersOfAShortcutBuildStopWaitingWhileTheBuildGoesOn() async throws {
-        let container = Container(name: "root")
-        let runs = Counter()
-        let returned = Counter()
-        let timeouts = Counter()
-        let gate = DispatchSemaphore(value: 0)
+        let held = HeldStore()
+        let gate = held.gate
         defer { gate.signal() }
-        container.register(Store.self, lifetime: .singleton) { _ in
-            let run = runs.increment()
-            Self.hold(on: gate, timeouts: timeouts, seconds: 10 * watchdogScale)
-            returned.increment()
-            return Store(run: run)
-        }
+        let (container, runs, returned, timeouts) = (held.container, held.runs, held.returned, held.timeouts)
         let builder = Task.detached(executorPreference: BlockableExecutor.shared) {
             await Result { try await container.resolveAsync(Store.self) }
         }
