@@ -82,7 +82,8 @@ public final class Container: Sendable {
     /// A registration in the table, and its place in registration order.
     struct Registered: Sendable {
         let entry: AnyEntry
-        /// The place in registration order (process-wide, see `Container.nextSequence`).
+        /// When it was stored under this key (process-wide, see `Container.nextSequence`): its
+        /// registration, or for a key it forwards, the `implements` call.
         let sequence: Int
     }
 

@@ -95,6 +95,32 @@ struct MessageCase: Sendable, CustomStringConvertible {
                 _ = try app.resolve(ESession.self, tag: nil, arguments: "token")
             }),
         MessageCase(
+            name: "another tag and other argument types",
+            lines: [
+                "ResolutionError: nothing is registered for ESession.",
+                "  path: ESession",
+                "  searched: app",
+                #"  suggestion: 'app' registers ESession[tag: "x"](Int), with another tag and other runtime arguments: ask for tag "x" with arguments of exactly those types, in that order, or register ESession."#,
+            ],
+            resolve: {
+                let app = Container(name: "app")
+                app.register(ESession.self, tag: "x") { (_, _: Int) in ESession() }
+                _ = try app.resolve(ESession.self)
+            }),
+        MessageCase(
+            name: "another tag without arguments, asked with arguments",
+            lines: [
+                "ResolutionError: nothing is registered for ESession(String).",
+                "  path: ESession(String)",
+                "  searched: app",
+                #"  suggestion: 'app' registers ESession[tag: "x"], with another tag and other runtime arguments: ask for tag "x" without runtime arguments, or register ESession(String)."#,
+            ],
+            resolve: {
+                let app = Container(name: "app")
+                app.register(ESession.self, tag: "x") { _ in ESession() }
+                _ = try app.resolve(ESession.self, tag: nil, arguments: "token")
+            }),
+        MessageCase(
             name: "registered without arguments, asked with",
             lines: [
                 "ResolutionError: nothing is registered for ESession(Int); ESession is registered only with other runtime argument types.",

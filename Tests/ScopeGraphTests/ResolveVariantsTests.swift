@@ -133,6 +133,16 @@ import Testing
         #expect(try container.resolveAll(NamedPlugin.self).map(\.name) == ["b", "a, replaced"])
     }
 
+    /// A registration keeps its place when it forwards a type later: `implements` adds a key,
+    /// not a registration.
+    @Test func resolveAllListsAForwardingRegistrationWhereItWasRegisteredHoweverLateItsImplementsCame() throws {
+        let container = Container(name: "root")
+        let first = container.register(NamedPlugin.self, tag: "first") { _ in NamedPlugin("first") }
+        container.register((any Plugin).self, tag: "second") { _ in NamedPlugin("second") }
+        first.implements((any Plugin).self, tag: "first")
+        #expect(try container.resolveAll((any Plugin).self).map(\.name) == ["first", "second"])
+    }
+
     @Test func resolveAllLetsANearerKeyHideTheSameKeyFartherAway() throws {
         let root = Container(name: "root")
         let feature = root.makeChild(name: "feature")

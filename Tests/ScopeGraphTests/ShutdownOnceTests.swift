@@ -122,6 +122,44 @@ import WatchdogSupport
         }
     }
 
+    /// A root whose child caches a `perContainer` instance with a hook that throws.
+    private static func childWithAFailingHook() throws -> (root: Container, child: Container) {
+        let root = Container(name: "root")
+        root.register(ShutdownProbe.self, lifetime: .perContainer) { _ in ShutdownProbe("handler") }
+            .onShutdown { _ in throw Boom("handler hook") }
+        let child = root.makeChild(name: "child")
+        _ = try child.resolve(ShutdownProbe.self)
+        return (root, child)
+    }
+
+    /// The child's failure was its own shutdown's outcome: the root's shutdown, which ran no
+    /// hook of the child's, reports only the hooks it ran.
+    @Test func aRootShutDownAfterItsChildsFailedShutdownDoesNotReportTheChildsFailureAgain() async throws {
+        try await withAsyncWatchdog {
+            let (root, child) = try Self.childWithAFailingHook()
+
+            let childError = await #expect(throws: ShutdownError.self) { try await child.shutdown() }
+            #expect(childError.map(Self.summary) == ["ShutdownProbe in child: Boom(message: \"handler hook\")"])
+            try await root.shutdown()
+            #expect(child.isShutDown)  // also keeps the child alive until here
+
+            let again = await #expect(throws: ShutdownError.self) { try await child.shutdown() }
+            #expect(again.map(Self.summary) == childError.map(Self.summary), "the child's own outcome stays")
+        }
+    }
+
+    /// A child the root's shutdown shuts down itself is reported with the root's failures.
+    @Test func aRootShutdownReportsTheFailuresOfTheChildrenItShutDown() async throws {
+        try await withAsyncWatchdog {
+            let (root, child) = try Self.childWithAFailingHook()
+
+            let error = await #expect(throws: ShutdownError.self) { try await root.shutdown() }
+            #expect(error.map(Self.summary) == ["ShutdownProbe in child: Boom(message: \"handler hook\")"])
+            let childError = await #expect(throws: ShutdownError.self) { try await child.shutdown() }
+            #expect(childError.map(Self.summary) == error.map(Self.summary))
+        }
+    }
+
     @Test func aCallMadeAfterAFailedShutdownThrowsTheSameFailures() async throws {
         try await withAsyncWatchdog {
             let recorder = ShutdownRecorder()

@@ -35,6 +35,10 @@ struct Diagnosis {
                     suggestions.append(
                         "'\(container.name)' registers \(other.serviceKey): there is no fallback between tags; ask for \(Self.describe(other.tag)), or register \(requested)."
                     )
+                } else {
+                    suggestions.append(
+                        "'\(container.name)' registers \(other.serviceKey), with another tag and other runtime arguments: ask for \(Self.describe(other.tag)) \(other.arguments.isEmpty ? "without runtime arguments" : "with arguments of exactly those types, in that order"), or register \(requested)."
+                    )
                 }
             }
         }

@@ -35,7 +35,7 @@ extension Container: ShutdownLogOwner {
     /// `shutdown()` frees its instances without running hooks.
     /// - Throws: `ShutdownError` listing every hook that threw, after running all of them.
     public func shutdown() async throws {
-        if let error = await runShutdownOnce() { throw error }
+        if let error = await runShutdownOnce().outcome { throw error }
     }
 
     /// Makes a child, runs `body` with it, and shuts the child down when `body` returns or
@@ -99,17 +99,13 @@ extension Container: ShutdownLogOwner {
     }
 
     /// Shuts the live descendants down, then runs the hooks of `records`, then records the
-    /// failures of both as the outcome.
+    /// failures of the hooks this shutdown ran as the outcome. A child whose shutdown another
+    /// call began (earlier, or meanwhile) is waited for; its failures are that call's outcome.
     func finishShutdown(_ records: [ShutdownLog.Record]) async {
         var failures: [ShutdownError.Failure] = []
         for child in children.reversed() {
-            do {
-                try await child.shutdown()
-            } catch let error as ShutdownError {
-                failures += error.failures
-            } catch {
-                preconditionFailure("ScopeGraph: shutdown() threw \(error), which is not a ShutdownError")
-            }
+            let (outcome, started) = await child.runShutdownOnce()
+            if started, let outcome { failures += outcome.failures }
         }
         failures += await Self.runHooks(of: records, in: name)
         publishShutdownOutcome(failures.isEmpty ? nil : ShutdownError(failures: failures))

@@ -12,8 +12,8 @@ extension Registration {
     /// closed before the instances it was built from; hooks of one registration run in the
     /// order added. `unique` and `graph` instances are not tracked. An instance released before
     /// shutdown (by `remove`, replacement, `removeAll` or `restore`) is not shut down, and not
-    /// kept alive for its hook. Add hooks when registering: an instance built before its
-    /// registration had any hook is not tracked.
+    /// kept alive for its hook. A hook added after instances were cached closes them too
+    /// (except those an override scope caches: add hooks when registering).
     /// - Parameter body: Closes the instance; may suspend and throw (a throwing hook does not
     ///   stop the others; `shutdown()` reports it in its `ShutdownError`).
     /// - Returns: This registration, for chaining.

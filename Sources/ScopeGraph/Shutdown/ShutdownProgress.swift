@@ -10,11 +10,12 @@ enum ShutdownProgress {
 
 extension Container {
     /// Starts this container's shutdown if no call did yet; then waits for its outcome.
+    /// `started` tells whether this call began it.
     ///
     /// The shutdown runs in a task of its own (`startOwnTask`), so that a caller's cancellation
     /// does not reach the hooks (a cancelled request's scope must still close its connection);
     /// when no hook suspends, it finishes before `shutdown()` returns.
-    func runShutdownOnce() async -> ShutdownError? {
+    func runShutdownOnce() async -> (outcome: ShutdownError?, started: Bool) {
         let starts = withState { state -> Bool in
             guard case .notStarted = state.shutdownProgress else { return false }
             state.shutdownProgress = .running(waiters: [])
@@ -24,8 +25,13 @@ extension Container {
             let records = beginShutdown()
             startOwnTask { await self.finishShutdown(records) }
         }
-        if case .finished(let outcome) = withState({ $0.shutdownProgress }) { return outcome }
-        return await withCheckedContinuation { continuation in
+        if case .finished(let outcome) = withState({ $0.shutdownProgress }) { return (outcome, starts) }
+        return (await awaitShutdownOutcome(), starts)
+    }
+
+    /// Waits for the outcome of the shutdown that has begun.
+    private func awaitShutdownOutcome() async -> ShutdownError? {
+        await withCheckedContinuation { continuation in
             let outcome = withState { state -> ShutdownError?? in
                 switch state.shutdownProgress {
                 case .running(var waiters):

@@ -12,6 +12,7 @@ extension BuildCoordinator {
             swap(&state, &slot.build)
             if case .built(_, let built) = consume state {
                 slot.publish(built.box, into: &graveyard)
+                slot.publishedSequence = built.sequence
                 if built.entry.hasShutdownHooks, let owner = slot.logOwner {
                     let record = ShutdownLog.Record(
                         entry: built.entry, sequence: built.sequence, box: built.box, slot: slot)

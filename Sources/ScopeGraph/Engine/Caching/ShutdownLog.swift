@@ -39,6 +39,16 @@ final class ShutdownLog: Sendable {
         }
     }
 
+    /// Records an instance published earlier, unless the log is closed or has it already
+    /// (its publication may have recorded it).
+    func recordIfAbsent(_ record: Record) {
+        state.withLock { state in
+            guard !state.isClosed else { return }
+            guard !state.records.contains(where: { $0.slot === record.slot && $0.box === record.box }) else { return }
+            state.records.append(record)
+        }
+    }
+
     /// Whether the log is closed (the owner's shutdown has begun).
     var isClosed: Bool { state.withLock { $0.isClosed } }
 

@@ -17,6 +17,10 @@ class AnySlot: @unchecked Sendable {
     /// Tasks waiting for the build in progress to end (`BuildCoordinator+Readers.swift`).
     /// Guarded by the coordinator's lock, as `build` is.
     @exclusivity(unchecked) var readers: [BuildCoordinator.SlotReader] = []
+    /// When the published instance's factory returned (`SlotBuildState.Built.sequence`), for
+    /// recording it for shutdown later (`AnyEntry.recordCachedInstances`). Guarded by the
+    /// coordinator's lock, as `build` is.
+    @exclusivity(unchecked) var publishedSequence = 0
     /// A `weakSingleton` slot: its published box does not keep the instance alive.
     @usableFromInline let isWeak: Bool
     /// The published box (retained, as bits; 0 for none): a `StrongBox<T>`, or a `WeakBox`
@@ -53,6 +57,14 @@ class AnySlot: @unchecked Sendable {
         // Removed meanwhile: `retire` sets the flag before clearing, so either it clears this
         // box or this check sees the flag (both sequentially consistent).
         if retirement.isRetired, let mine = swap(in: 0) { graveyard.append(mine) }
+    }
+
+    /// The published box, retained. Call only inside a `Reclamation` read.
+    final func publishedBox() -> AnyObject? {
+        let bits = box.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return nil }
+        // Invariant: a published box stays alive until the read ends (`swap`).
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
     /// Drops the published instance (released here: call without locks held).
@@ -127,14 +139,6 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
     override func publishedAny() -> Any? { withPublished({ $0 }, orElse: { nil }) }
 
     override func instance(in box: AnyObject) -> Any? { value(in: box, { $0 }, orElse: { nil }) }
-
-    /// The published box, retained. Call only inside a `Reclamation` read.
-    private func publishedBox() -> AnyObject? {
-        let bits = box.load(ordering: .sequentiallyConsistent)
-        guard bits != 0 else { return nil }
-        // Invariant: a published box stays alive until the read ends (`swap`).
-        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-    }
 
     /// The instance in `box`, one this slot published, handed to `found`; `orElse()`'s result
     /// when a weak slot's instance is gone.

@@ -51,11 +51,7 @@ extension Container {
     func registrationsInOrder(
         scope: ResolutionScope?, matching matches: (Key) -> Bool = { _ in true }
     ) -> [(key: Key, entry: AnyEntry)] {
-        let own = withState { state in
-            state.registrations.sorted { $0.value.sequence < $1.value.sequence }
-                .filter { matches($0.key) }
-                .map { (key: $0.key, entry: $0.value.entry) }
-        }
+        let own = withState { state in state.registrations.inRegistrationOrder().filter { matches($0.key) } }
         return (scope?.overrides(in: self).filter { matches($0.key) } ?? []) + own
     }
 

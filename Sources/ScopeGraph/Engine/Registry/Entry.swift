@@ -94,11 +94,15 @@ package class AnyEntry: @unchecked Sendable {
     /// How many `onShutdown` hooks there are, readable without the lock.
     private let hookCount = Atomic<Int>(0)
 
+    /// Adds a hook; the first one also records the instances already cached for shutdown
+    /// (published before, they had nothing to close and were not recorded).
     func addShutdownHook(_ hook: @escaping @Sendable (Any) async throws -> Void) {
-        extras.withLock { extras in
+        let isFirst = extras.withLock { extras in
             extras.shutdownHooks.append(hook)
             hookCount.store(extras.shutdownHooks.count, ordering: .releasing)
+            return extras.shutdownHooks.count == 1
         }
+        if isFirst { recordCachedInstances() }
     }
 
     /// True once an `onShutdown` hook was added; no lock.
@@ -170,6 +174,11 @@ package class AnyEntry: @unchecked Sendable {
     func retire() {
         retirement.retire()
         dropCachedInstances()
+    }
+
+    /// The containers that hold a `perContainer` slot of this registration now.
+    var perContainerHolders: [Container] {
+        lazyExtras.load()?.withLock { $0.perContainerHolders.compactMap(\.value) } ?? []
     }
 
     /// Drops the instances cached for this registration: its owner's slot and every

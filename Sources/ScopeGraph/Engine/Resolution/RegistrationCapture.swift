@@ -28,8 +28,7 @@ package final class RegistrationCapture: RegistrationStore {
     /// The captured registrations on `container`, in registration order.
     func entries(in container: Container) -> [(key: Key, entry: AnyEntry)] {
         state.withLock { state in
-            (state.table[container.serial] ?? [:]).sorted { $0.value.sequence < $1.value.sequence }
-                .map { (key: $0.key, entry: $0.value.entry) }
+            (state.table[container.serial] ?? [:]).inRegistrationOrder()
         }
     }
 

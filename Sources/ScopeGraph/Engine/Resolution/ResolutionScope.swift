@@ -65,8 +65,7 @@ package final class ResolutionScope: @unchecked Sendable {
 
     /// The overrides on `container`, innermost scope first, each scope's in registration order.
     func overrides(in container: Container) -> [(key: Key, entry: AnyEntry)] {
-        let own = (table[container.serial] ?? [:]).sorted { $0.value.sequence < $1.value.sequence }
-            .map { (key: $0.key, entry: $0.value.entry) }
+        let own = (table[container.serial] ?? [:]).inRegistrationOrder()
         return (capture?.entries(in: container) ?? []) + own + (parent?.overrides(in: container) ?? [])
     }
 
