@@ -137,8 +137,14 @@ extension Container: Resolving, ResolutionEntryPoint {
                     if let found { return found }
                     preconditionFailure("ScopeGraph: the shortcut delivered nothing")
                 case .awaitBuild(let slot):
-                    // Woken when that build ends: the published instance is read next time.
-                    guard try await BuildCoordinator.shared.awaitBuild(of: slot) else { break shortcut }
+                    // Woken when that build ends: the published instance is read next time,
+                    // or handed over (a weak slot's, which nothing else may hold by then).
+                    switch try await BuildCoordinator.shared.awaitBuild(of: slot) {
+                    case .ended: continue shortcut
+                    case .notBuilding: break shortcut
+                    // Checked: a slot of `T`'s registration publishes instances of `T`.
+                    case .instance(let instance): return Carried(instance.value as! T)
+                    }
                 case .resolveAsync:
                     break shortcut
                 }

@@ -189,14 +189,18 @@ import WatchdogSupport
 
     /// Cancelling the task whose request started the build also ends only that caller's wait,
     /// with `CancellationError`, while the factory is still running; the build completes for
-    /// the others, uncancelled, and its instance is cached.
-    @Test func cancellingTheTaskThatStartedTheBuildEndsItsWaitAndTheBuildCompletesForOthers() async throws {
+    /// the others, uncancelled, and its instance is cached. For a `weakSingleton`, which no
+    /// caller holds when it is published, the waiting task is handed the instance.
+    @Test(arguments: [Lifetime.singleton, .weakSingleton])
+    func cancellingTheTaskThatStartedTheBuildEndsItsWaitAndTheBuildCompletesForOthers(lifetime: Lifetime)
+        async throws
+    {
         let container = Container(name: "root")
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
         let buildSawCancellation = Guarded<[Bool]>([])
-        container.register(Slow.self, lifetime: .singleton) { _ in
+        container.register(Slow.self, lifetime: lifetime) { _ in
             runs.increment()
             started.open()
             await gate.wait()

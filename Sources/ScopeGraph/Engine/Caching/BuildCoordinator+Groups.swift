@@ -10,6 +10,8 @@ extension BuildCoordinator {
             // Moved out, not copied: the built instance's parts are not retained again.
             var state = SlotBuildState.idle
             swap(&state, &slot.build)
+            // The instance a weak slot publishes, which only its readers would hold.
+            var weakInstance: AnyObject?
             if case .built(_, let built) = consume state {
                 slot.publish(built.box, into: &graveyard)
                 slot.publishedSequence = built.sequence
@@ -21,12 +23,15 @@ extension BuildCoordinator {
                     assert(recorded, "ScopeGraph: an instance published into a container that is shut down")
                 }
                 // A weak slot's box does not keep the instance: it is released after unlocking.
-                if let object = built.object { graveyard.append(object) }
+                if let object = built.object {
+                    graveyard.append(object)
+                    weakInstance = object
+                }
                 // Removed or replaced meanwhile, this may be the registration's last reference
                 // (its deinit releases the factory's captures, which may resolve).
                 graveyard.append(built.entry)
             }
-            wakeReaders(of: slot)
+            wakeReaders(of: slot, published: weakInstance)
         }
     }
 

@@ -17,6 +17,9 @@ extension BuildCoordinator {
     enum ReaderWake {
         /// The build ended (published, given up or discarded): look again.
         case lookAgain
+        /// The build published this instance in a weak slot: the reader takes it from here,
+        /// held strongly (the slot does not keep it alive until the reader looks again).
+        case published(Carried<AnyObject>)
         /// Nobody was building the slot when the reader came.
         case notBuilding
         /// The async build it waited for failed: the error every waiter of that build gets.
@@ -25,10 +28,20 @@ extension BuildCoordinator {
         case cancelled
     }
 
-    /// Suspends until the build of `slot` in progress ends and returns true; returns false at
-    /// once when nobody is building it. Throws the build's error if it failed, and
-    /// `CancellationError` if the calling task is cancelled meanwhile (the build goes on).
-    func awaitBuild(of slot: AnySlot) async throws -> Bool {
+    /// How a reader's wait for a build ended (`awaitBuild(of:)`).
+    enum BuildWait {
+        /// The build ended: read the slot again.
+        case ended
+        /// Nobody was building the slot.
+        case notBuilding
+        /// The build published this instance, in a weak slot: it is the reader's.
+        case instance(Carried<AnyObject>)
+    }
+
+    /// Suspends until the build of `slot` in progress ends; returns at once when nobody is
+    /// building it. Throws the build's error if it failed, and `CancellationError` if the
+    /// calling task is cancelled meanwhile (the build goes on).
+    func awaitBuild(of slot: AnySlot) async throws -> BuildWait {
         let waiter = makeWaiter()
         let wake = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ReaderWake, Never>) in
@@ -48,8 +61,9 @@ extension BuildCoordinator {
             }
         }
         switch wake {
-        case .lookAgain: return true
-        case .notBuilding: return false
+        case .lookAgain: return .ended
+        case .published(let instance): return .instance(instance)
+        case .notBuilding: return .notBuilding
         case .failed(let error): throw error
         case .cancelled: throw CancellationError()
         }
@@ -63,13 +77,16 @@ extension BuildCoordinator {
     /// Wakes the readers of `slot` once its build has ended: its state is no longer
     /// `building` or `built` (published, idle, or failed with the error they get). Call with
     /// the lock held, after the slot's new state (and published box) is in place; they are
-    /// resumed after unlocking (`pendingResumes`).
-    func wakeReaders(of slot: AnySlot) {
+    /// resumed after unlocking (`pendingResumes`). `published` is the instance a weak slot
+    /// just published, which nothing else may keep alive until they look again: they get it.
+    func wakeReaders(of slot: AnySlot, published: AnyObject? = nil) {
         guard !slot.readers.isEmpty else { return }
         assert(slot.build.builder == nil, "ScopeGraph: readers woken while their build goes on")
         let wake: ReaderWake
         if case .failed(_, let error) = slot.build {
             wake = .failed(error)
+        } else if let published {
+            wake = .published(Carried(published))
         } else {
             wake = .lookAgain
         }

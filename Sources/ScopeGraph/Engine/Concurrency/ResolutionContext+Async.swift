@@ -166,9 +166,9 @@ extension ResolutionContext {
         let coordinator = BuildCoordinator.shared
         // Checked: what a slot of `T` holds is a `T`.
         if let value = try await coordinator.acquireAsync(slot, for: self, key: request.key) { return value as! T }
-        // A weak value type cannot be published, so a handed-off build could not give it to
-        // this requester: it is built inline, as are synchronous factories.
-        if entry.kind != .sync, entry.lifetime != .weakSingleton {
+        // A synchronous factory is built inline. (A value type under `weakSingleton` cannot be
+        // kept: the handed-off build gives nothing, and this requester builds its own below.)
+        if entry.kind != .sync {
             let builder = ResolutionContext()
             builder.isAsync = true
             builder.inheritedPath = pathKeys
