@@ -50,6 +50,8 @@ extension Container: Resolving, ResolutionEntryPoint {
     func resolveWithoutSuspending<T>(_ type: T.Type, tag: ServiceTag?, into deliver: (T) -> Void) throws
         -> ShortcutOutcome
     {
+        // A branch of an async factory's resolve takes the async path (see `runBranch`).
+        if ResolutionContext.branchPointElsewhere != nil { return .resolveAsync }
         let key = Key(T.self, tag: tag)
         let startsResolve = ResolutionContext.taskContext?.isRunningInCurrentTask != true
         let step = try ResolutionContext.shortcut(
@@ -125,7 +127,8 @@ extension Container: Resolving, ResolutionEntryPoint {
     func resolveAsyncValue<T>(_ key: Key, as type: T.Type, arguments: Arguments?) async throws -> Carried<T> {
         // Inside an async factory (the same task), a resolve of this container joins it.
         let running = ResolutionContext.taskContext
-        if arguments == nil {
+        // A branch of an async factory's resolve takes the async path (see `runBranch`).
+        if arguments == nil, ResolutionContext.branchPointElsewhere == nil {
             let startsResolve = running?.isRunningInCurrentTask != true
             var found: Carried<T>?
             shortcut: while true {

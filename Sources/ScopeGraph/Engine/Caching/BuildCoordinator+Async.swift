@@ -132,6 +132,7 @@ extension BuildCoordinator {
         withLock { _ in
             assert(slot.build.builder === requester, "ScopeGraph: a slot handed off by a resolve that did not own it")
             slot.build = .building(builder)
+            slot.buildFrameIndex = 0
             requester.ownedSlots.removeAll { $0 === slot }
             builder.usedCoordinator = true
             joinOwnGroup(requester)

@@ -80,6 +80,7 @@ final class BuildCoordinator: @unchecked Sendable {
             // here instead of running the factory for a publication that would fail.
             if let name = slot.logOwner?.shutDownName { return .fail(context.shutDownError(key, container: name)) }
             slot.build = .building(context)
+            slot.buildFrameIndex = context.stack.count
             context.ownedSlots.append(slot)
             return .build
         }
@@ -88,6 +89,10 @@ final class BuildCoordinator: @unchecked Sendable {
             return .fail(context.cycleError(key))
         }
         if owner.group === context.group, let built = slot.build.built { return .read(built.value) }
+        // A branch asking for what the factory it branched from waits on: a cycle.
+        if !context.branchAncestry.isEmpty, context.isBuildingOnBranchPath(slot, by: owner) {
+            return .fail(context.cycleError(key))
+        }
         // A thread never waits for a resolve that may suspend (it could wait for the main
         // actor, or for the cooperative pool this thread belongs to).
         if owner.isAsync, !suspending { return .fail(requiresAsync(context, key)) }

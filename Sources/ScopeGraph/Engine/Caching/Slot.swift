@@ -21,6 +21,10 @@ class AnySlot: @unchecked Sendable {
     /// recording it for shutdown later (`AnyEntry.recordCachedInstances`). Guarded by the
     /// coordinator's lock, as `build` is.
     @exclusivity(unchecked) var publishedSequence = 0
+    /// While the slot is being built: the index, in its builder's stack, of the frame that
+    /// builds it (`ResolutionContext.isBuildingOnBranchPath`). Guarded by the coordinator's
+    /// lock, as `build` is.
+    @exclusivity(unchecked) var buildFrameIndex = 0
     /// A `weakSingleton` slot: its published box does not keep the instance alive.
     @usableFromInline let isWeak: Bool
     /// The published box (retained, as bits; 0 for none): a `StrongBox<T>`, or a `WeakBox`

@@ -29,6 +29,8 @@ extension ResolutionContext {
         joining context: ResolutionContext?, _ body: (ResolutionContext) async throws -> R
     ) async throws -> R {
         if let context, context.isRunningInCurrentTask { return try await body(context) }
+        // A task an async factory started while it runs: a branch of that factory's resolve.
+        if let point = branchPointElsewhere, let result = try await runBranch(of: point, body) { return result }
         return try await ResolutionContext().runTopLevelAsync(body)
     }
 
@@ -50,9 +52,11 @@ extension ResolutionContext {
         do {
             result = try await Self.$runningInTask.withValue(self) { try await body(self) }
         } catch {
+            noteBranches()
             failTopLevel(error)
             throw error
         }
+        noteBranches()
         if !usedCoordinator {
             guard !pending.isEmpty else { return result }
             do {
@@ -65,6 +69,13 @@ extension ResolutionContext {
         }
         try await BuildCoordinator.shared.finishAsync(self)
         return result
+    }
+
+    /// Takes part in coordination if a branch joined this resolve's group (they finish, or
+    /// fail, with it). Call once the top-level request has returned or thrown: no branch joins
+    /// later (its factory has returned, `BuildCoordinator.close`).
+    private func noteBranches() {
+        if !usedCoordinator, hasBranches.load(ordering: .acquiring) { usedCoordinator = true }
     }
 
     /// Runs synchronous work of this resolve (a factory, blocks) with this context bound to the
@@ -172,6 +183,11 @@ extension ResolutionContext {
             let builder = ResolutionContext()
             builder.isAsync = true
             builder.inheritedPath = pathKeys
+            // It builds for this resolve: what this one may not wait for, it may not either.
+            if !branchAncestry.isEmpty {
+                builder.branchAncestry = branchAncestry
+                builder.inheritedIdentities = inheritedIdentities + stack.compactMap(\.identity)
+            }
             coordinator.handOff(slot, from: self, to: builder)
             // Its own task, started at once on this thread (see `startOwnTask`). The task holds
             // the request's starting container (a request does not: `Request.start`), since
@@ -219,7 +235,7 @@ extension ResolutionContext {
         do {
             let arguments = request.arguments
             if let factory = entry.asyncFactory {
-                value = try await factory.body(resolver, arguments)
+                value = try await runBranchingFactory { try await factory.body(resolver, arguments) }
             } else if let factory = entry.mainActorFactory {
                 value = try await MainActor.run {
                     try self.bound { Carried(try factory.body(resolver, arguments)) }

@@ -196,7 +196,10 @@ extension ResolutionContext {
     /// Pushes the frame of a new instance of `entry`. Throws `.circularDependency` when the
     /// same uncached registration is already being built in this resolve.
     func enterConstruction(_ entry: AnyEntry, key requested: Key?, identity: UInt64?) throws {
-        if let identity, stack.contains(where: { $0.identity == identity }) {
+        if let identity,
+            stack.contains(where: { $0.identity == identity })
+                || (!inheritedIdentities.isEmpty && inheritedIdentities.contains(identity))
+        {
             throw cycleError(requested ?? entry.key)
         }
         // Only while a block runs (checked here: the key is not copied otherwise).

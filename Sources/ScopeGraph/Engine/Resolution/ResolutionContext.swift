@@ -61,6 +61,13 @@ final class ResolutionContext: @unchecked Sendable {
     /// For a build handed off by another resolve: the keys that resolve was building, which
     /// come first in this resolve's paths.
     @exclusivity(unchecked) var inheritedPath: [Key] = []
+    /// For a branch (`ResolutionContext+Branches.swift`): the uncached registrations being
+    /// built on the path it branched from, and the resolves on that path.
+    @exclusivity(unchecked) var inheritedIdentities: [UInt64] = []
+    @exclusivity(unchecked) var branchAncestry: [BranchAncestor] = []
+    /// Set when a request from another task joined this resolve's group as a branch: the
+    /// resolve then ends with the group's finish, which publishes the branch's instances too.
+    let hasBranches = Atomic<Bool>(false)
     /// Where the top-level request started, for suggestions in errors. Unretained (a retain
     /// of a weakly referenced object takes the slow path, on every resolve): the caller of the
     /// top-level resolve holds that container until the resolve ends, and this is cleared then.

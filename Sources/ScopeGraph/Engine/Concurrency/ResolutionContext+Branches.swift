@@ -1,0 +1,156 @@
+import Synchronization
+
+/// Branches: what an async factory resolves from a child task (`async let`, a task group, or
+/// a task it started) while it runs belongs to the factory's resolve, as the contract says of
+/// its `Resolver`'s requests "across suspension points and threads".
+///
+/// A resolve's context is confined to its task, so a request from another task cannot join
+/// it directly. It runs in a *branch*: a context of its own that joins the resolve's group
+/// (so each reads what the other built before it is published, and both publish together,
+/// when the resolve ends) and inherits the path of the factory that spawned it (so a
+/// constructor cycle through the child task is reported with its path instead of waiting on
+/// itself forever). Without it, a child task's request was a resolve of its own: it waited for
+/// the publication of what the factory's resolve was building, which comes only once that
+/// factory returns, and the factory awaited the child: a deadlock.
+///
+/// `graph` instances are shared within a branch, not between a branch and the resolve it
+/// belongs to (each context's table is confined to its task).
+extension ResolutionContext {
+    /// Where an async factory runs in its resolve, for requests made from other tasks while it
+    /// runs (`withContextAsync`). Bound as a task-local around the factory (`constructAsync`),
+    /// so the tasks it starts inherit it.
+    final class BranchPoint: @unchecked Sendable {
+        // @unchecked: the properties are immutable, except `isOpen`, which is only touched
+        // with the coordinator's lock held.
+        /// The resolve running the factory.
+        let context: ResolutionContext
+        /// The factory's frame in `context.stack`: the frames up to it stay while it runs.
+        let frameIndex: Int
+        /// The path to the factory, the first keys of every error in a branch.
+        let pathKeys: [Key]
+        /// The uncached registrations being built on that path (a branch asking for one again
+        /// is in a cycle).
+        let identities: [UInt64]
+        /// Until the factory returns: a task it started that asks later is not a branch.
+        var isOpen = true
+
+        init(context: ResolutionContext) {
+            self.context = context
+            frameIndex = context.stack.count - 1
+            pathKeys = context.pathKeys
+            identities = context.inheritedIdentities + context.stack.compactMap(\.identity)
+        }
+
+        /// The resolves on the path to the factory and where on them: `context` at
+        /// `frameIndex`, after the ones `context` branched from.
+        var ancestry: [BranchAncestor] { context.branchAncestry + [BranchAncestor(context, frameIndex)] }
+    }
+
+    /// A resolve that a branch descends from, and the frame there that it branched at.
+    struct BranchAncestor {
+        let context: ResolutionContext
+        let frameIndex: Int
+        init(_ context: ResolutionContext, _ frameIndex: Int) {
+            self.context = context
+            self.frameIndex = frameIndex
+        }
+    }
+
+    /// The async factory running in the current task or one of its ancestors, bound by
+    /// `constructAsync`.
+    @TaskLocal static var branchPoint: BranchPoint?
+
+    /// `branchPoint` for a request that does not run in its resolve's task (a child task's),
+    /// read only when an async resolve may be running anywhere.
+    static var branchPointElsewhere: BranchPoint? {
+        guard AsyncActivity.mayBeActive, let point = branchPoint else { return nil }
+        return point.context.isRunningInCurrentTask ? nil : point
+    }
+
+    /// Runs `factory` as `entry`'s async factory with this resolve's branch point bound (see
+    /// `BranchPoint`), and closes the point when it returns or throws.
+    func runBranchingFactory<T>(_ factory: () async throws -> T) async throws -> T {
+        let point = BranchPoint(context: self)
+        defer { BuildCoordinator.shared.close(point) }
+        return try await Self.$branchPoint.withValue(point) { try await factory() }
+    }
+
+    /// Runs `body` as a branch of the resolve at `point` (see `BranchPoint`): returns once
+    /// `body` has; the branch then finishes with the resolve's group in a task of its own,
+    /// publishing what it built when the resolve ends. `nil` (nothing run) when the factory
+    /// at `point` has returned.
+    static func runBranch<R>(of point: BranchPoint, _ body: (ResolutionContext) async throws -> R) async throws -> R? {
+        let branch = ResolutionContext()
+        branch.isAsync = true
+        branch.inheritedPath = point.pathKeys
+        branch.inheritedIdentities = point.identities
+        branch.branchAncestry = point.ancestry
+        guard BuildCoordinator.shared.open(branch, at: point) else { return nil }
+        branch.ownerTask.store(Self.currentTaskIdentity ?? 0, ordering: .releasing)
+        AsyncActivity.enter()
+        let outcome: Result<R, any Error>
+        do {
+            outcome = .success(try await $runningInTask.withValue(branch) { try await body(branch) })
+        } catch {
+            outcome = .failure(error)
+        }
+        branch.ownerTask.store(0, ordering: .releasing)
+        branch.topLevelStart = nil
+        // Finished as a member of the group, whatever `body` did: what it built is the
+        // resolve's, as a failed request's built dependencies are in one context (its error
+        // reaches the factory, which decides whether the resolve fails).
+        BuildCoordinator.shared.end(branch)
+        startOwnTask {
+            _ = try? await BuildCoordinator.shared.finishAsync(branch)
+            branch.clearFinishedWork()
+            branch.branchAncestry = []
+            AsyncActivity.leave()
+        }
+        return try outcome.get()
+    }
+
+    /// Whether `slot`, being built by `owner`, is being built on the path this branch
+    /// descends from: asking for it here is a constructor cycle (waiting would wait for the
+    /// factory that awaits this branch). Call with the coordinator's lock held.
+    func isBuildingOnBranchPath(_ slot: AnySlot, by owner: ResolutionContext) -> Bool {
+        guard slot.build.built == nil else { return false }
+        return branchAncestry.contains { $0.context === owner && slot.buildFrameIndex <= $0.frameIndex }
+    }
+}
+
+extension BuildCoordinator {
+    /// Makes `branch` a member of the group of the resolve at `point`, if the factory there
+    /// still runs; false otherwise.
+    func open(_ branch: ResolutionContext, at point: ResolutionContext.BranchPoint) -> Bool {
+        withLock { _ in
+            guard point.isOpen else { return false }
+            let parent = point.context
+            joinOwnGroup(parent)
+            branch.usedCoordinator = true
+            branch.group = parent.group
+            parent.group.members.append(branch)
+            // The resolve now ends with its group's finish (`runTopLevelAsync`).
+            parent.hasBranches.store(true, ordering: .releasing)
+            return true
+        }
+    }
+
+    /// Closes `point`: its factory returned or threw.
+    func close(_ point: ResolutionContext.BranchPoint) {
+        withLock { _ in point.isOpen = false }
+    }
+
+    /// Ends a branch's request: a slot it took and never built (it failed or was cancelled
+    /// in between) is given up, so that others build it.
+    func end(_ branch: ResolutionContext) {
+        withLock { graveyard in
+            for slot in branch.ownedSlots where slot.build.builder === branch && slot.build.built == nil {
+                slot.build = .idle
+                wakeReaders(of: slot)
+                graveyard.append(slot)
+            }
+            branch.ownedSlots.removeAll { $0.build.builder !== branch }
+            wakeAll()
+        }
+    }
+}
