@@ -108,12 +108,17 @@ extension BuildCoordinator {
         }
         if let requester = context.handedOffBy { graveyard.append(requester) }
         context.handedOffBy = nil
+        if !context.branches.isEmpty {
+            graveyard.append(contentsOf: context.branches)
+            context.branches = []
+        }
     }
 
     /// The contexts on a path of waits from `start` back to `target`, if waiting on `start`
     /// would close a cycle. A context waits on the owner of the slot it waits for (unless it
     /// can read what it waits for: built by a member of its own group); a finished context
-    /// waits on the unfinished members of its group.
+    /// waits on the unfinished members of its group; a context waiting on nothing here may be
+    /// awaiting its unfinished branches (`mayAwait`).
     func waitCycle(from start: ResolutionContext, to target: ResolutionContext) -> [ResolutionContext]? {
         var visited: Set<ObjectIdentifier> = []
         var path: [ResolutionContext] = []
@@ -127,7 +132,11 @@ extension BuildCoordinator {
             // identities are distinct for the duration of the search.
             guard visited.insert(ObjectIdentifier(node)).inserted else { return false }
             path.append(node)
-            if let next = node.waitingOn, !canReadWhatItWaitsFor(node), search(next) { return true }
+            if let next = node.waitingOn, !canReadWhatItWaitsFor(node) {
+                if search(next) { return true }
+            } else if !node.isDone {
+                for branch in node.branches where mayAwait(node, branch) && search(branch) { return true }
+            }
             if node.isDone, let group = node.group, !group.published {
                 for member in group.members where !member.isDone && search(member) { return true }
             }
@@ -135,6 +144,17 @@ extension BuildCoordinator {
             return false
         }
         return search(start) ? path : nil
+    }
+
+    /// Whether `context`, which waits on nothing here, may be awaiting `branch` (one of its
+    /// branches, unfinished): a child task is awaited at the frame it branched from, so not
+    /// while `context` builds a slot in a frame above that one. (A branch never awaited, a task
+    /// the factory left running, counts as awaited: a cycle through it is reported.)
+    private func mayAwait(_ context: ResolutionContext, _ branch: ResolutionContext) -> Bool {
+        guard !branch.isDone, let point = branch.branchAncestry.last, point.context === context else { return false }
+        return !context.ownedSlots.contains { slot in
+            slot.build.builder === context && slot.build.built == nil && slot.buildFrameIndex > point.frameIndex
+        }
     }
 
     /// Joins the groups of `contexts` into one; returns the groups absorbed, for the caller to

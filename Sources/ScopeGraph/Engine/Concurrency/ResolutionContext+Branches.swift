@@ -33,9 +33,14 @@ extension ResolutionContext {
         let identities: [UInt64]
         /// Until the factory returns: a task it started that asks later is not a branch.
         var isOpen = true
+        /// The point of the factory this one's factory runs in, in the same resolve or the one
+        /// it branched from: a task that asks once this factory has returned, while that one
+        /// still runs, is a branch there.
+        let outer: BranchPoint?
 
-        init(context: ResolutionContext) {
+        init(context: ResolutionContext, outer: BranchPoint?) {
             self.context = context
+            self.outer = outer
             frameIndex = context.stack.count - 1
             pathKeys = context.pathKeys
             identities = context.inheritedIdentities + context.stack.compactMap(\.identity)
@@ -70,16 +75,30 @@ extension ResolutionContext {
     /// Runs `factory` as `entry`'s async factory with this resolve's branch point bound (see
     /// `BranchPoint`), and closes the point when it returns or throws.
     func runBranchingFactory<T>(_ factory: () async throws -> T) async throws -> T {
-        let point = BranchPoint(context: self)
+        let point = BranchPoint(context: self, outer: Self.branchPoint)
         defer { BuildCoordinator.shared.close(point) }
         return try await Self.$branchPoint.withValue(point) { try await factory() }
     }
 
-    /// Runs `body` as a branch of the resolve at `point` (see `BranchPoint`): returns once
-    /// `body` has; the branch then finishes with the resolve's group in a task of its own,
-    /// publishing what it built when the resolve ends. `nil` (nothing run) when the factory
-    /// at `point` has returned.
+    /// Runs `body` as a branch of the resolve at `point`, or else at the first of its outer
+    /// points whose factory still runs (see `BranchPoint`): returns once `body` has; the
+    /// branch then finishes with the resolve's group in a task of its own, publishing what it
+    /// built when the resolve ends. `nil` (nothing run) when every factory has returned.
     static func runBranch<R>(of point: BranchPoint, _ body: (ResolutionContext) async throws -> R) async throws -> R? {
+        var candidate: BranchPoint? = point
+        while let current = candidate {
+            if let result = try await runBranch(at: current, body) { return result }
+            candidate = current.outer
+        }
+        return nil
+    }
+
+    /// `runBranch(of:)` at `point` alone.
+    private static func runBranch<R>(at point: BranchPoint, _ body: (ResolutionContext) async throws -> R)
+        async throws -> R?
+    {
+        // A point of this task's own resolve is not a branch point for it.
+        guard !point.context.isRunningInCurrentTask else { return nil }
         let branch = ResolutionContext()
         branch.isAsync = true
         branch.inheritedPath = point.pathKeys
@@ -129,6 +148,10 @@ extension BuildCoordinator {
             branch.usedCoordinator = true
             branch.group = parent.group
             parent.group.members.append(branch)
+            parent.branches.append(branch)
+            // Cancelling the resolve's caller detaches the branch with the builds it serves,
+            // as a handed-off build is (`detachHandedOffBuilds`): others may wait for them.
+            branch.handedOffBy = parent
             // The resolve now ends with its group's finish (`runTopLevelAsync`).
             parent.hasBranches.store(true, ordering: .releasing)
             return true

@@ -88,6 +88,9 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) var waitPath: [Key] = []
     @exclusivity(unchecked) var isDone = false
     @exclusivity(unchecked) var ownedSlots: [AnySlot] = []
+    /// The branches that joined this resolve from other tasks (`BuildCoordinator.open`): while
+    /// this resolve waits on nothing here, its factory may be awaiting them (`waitCycle`).
+    @exclusivity(unchecked) var branches: [ResolutionContext] = []
     /// How many contexts wait for a slot this one builds.
     @exclusivity(unchecked) var waiters = 0
     /// For a handed-off build: the resolve that handed it off (see `BuildCoordinator.handOff`).
