@@ -435,6 +435,45 @@ import WatchdogSupport
 
     /// A failing async singleton factory caches nothing, not even a dependency it built in the
     /// same resolve: the next resolve builds both again, and the one after reads the cache.
+    /// A factory that handles the failure of an async singleton's build (made in a task of its
+    /// own) gets the build's error and goes on: its resolve succeeds, as when a synchronous
+    /// dependency fails; the singleton is not cached, and the next resolve builds it again.
+    /// Asked in the factory's own task and from a child task; the build failing at once (before
+    /// its task first suspends, while the asking resolve has not looked at its slot yet) or
+    /// later.
+    @Test(arguments: [false, true], [false, true])
+    func aFactoryThatHandlesTheFailureOfAnAsyncSingletonsBuildStillSucceeds(
+        fromAChildTask: Bool, failingAtOnce: Bool
+    ) async throws {
+        let container = Container(name: "root")
+        let runs = Counter()
+        let seen = Guarded<[String]>([])
+        container.register(Thing.self, lifetime: .singleton) { _ in
+            let run = runs.increment()
+            if run == 1, failingAtOnce { throw Boom("first build") }
+            await Task.yield()
+            if run == 1 { throw Boom("first build") }
+            return Thing()
+        }
+        container.register(Report.self) { r in
+            let outcome: Result<Thing, any Error>
+            if fromAChildTask {
+                async let thing: Result<Thing, any Error> = Result { try await r.resolveAsync(Thing.self) }
+                outcome = await thing
+            } else {
+                outcome = await Result { try await r.resolveAsync(Thing.self) }
+            }
+            seen.withLock { $0.append(outcomeName(outcome)) }
+            return Report(config: Config("handled"))
+        }
+        let report = try await withAsyncWatchdog(seconds: 10) { try await container.resolveAsync(Report.self) }
+        #expect(report != nil)
+        #expect(seen.current == ["factoryFailed"])
+        let thing = try await container.resolveAsync(Thing.self)
+        #expect(try container.resolve(Thing.self) === thing)
+        #expect(runs.value == 2)
+    }
+
     @Test func aFailingAsyncFactoryCachesNothingAndTheNextResolveBuildsAgain() async throws {
         let container = Container(name: "root")
         let runs = Counter()

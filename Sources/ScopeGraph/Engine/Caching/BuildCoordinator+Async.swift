@@ -14,13 +14,17 @@ extension BuildCoordinator {
     /// `acquire` for an async resolve: returns the instance to use, or `nil` when the caller
     /// now owns `slot` and must build it. Suspends while another resolve builds it; throws
     /// `CancellationError` if the calling task is cancelled meanwhile (the build goes on).
-    func acquireAsync(_ slot: AnySlot, for context: ResolutionContext, key: Key) async throws -> Any? {
+    /// `handedOffTo` is the build this resolve just handed `slot` off to: if it has failed
+    /// already, its error is this resolve's.
+    func acquireAsync(
+        _ slot: AnySlot, for context: ResolutionContext, key: Key, handedOffTo: ResolutionContext? = nil
+    ) async throws -> Any? {
         context.usedCoordinator = true
         // The first decision is made without a continuation or a cancellation handler: most
         // requests read or build at once (a cancelled task still does; cancellation ends waits).
         let first = withLock { graveyard in
             joinOwnGroup(context)
-            return decide(slot, for: context, key: key, waitedOn: nil, suspending: true, into: &graveyard)
+            return decide(slot, for: context, key: key, waitedOn: handedOffTo, suspending: true, into: &graveyard)
         }
         switch first {
         case .read(let value): return value
@@ -30,7 +34,7 @@ extension BuildCoordinator {
         }
         let waiter = makeWaiter()
         // The resolve whose build this one waited for last: if that build fails, its error.
-        var waitedOn: ResolutionContext?
+        var waitedOn = handedOffTo
         while true {
             var decided: SlotAction?
             await withTaskCancellationHandler {
@@ -141,6 +145,22 @@ extension BuildCoordinator {
             builder.handedOffBy = requester
             builder.ownedSlots.append(slot)
         }
+    }
+
+    /// Withdraws a handed-off build whose factory failed (not cancelled, in a group that has
+    /// not failed) from the group of the resolve it built for: its error stays in its slots
+    /// for those waiting for them (that resolve among them), which may handle it, instead of
+    /// failing that whole resolve. True when it withdrew. Call with the lock held.
+    func withdraw(failedBuild context: ResolutionContext, error: any Error, into graveyard: inout Graveyard) -> Bool {
+        guard context.handedOffBy != nil, context.branchAncestry.last?.context !== context.handedOffBy,
+            let group = context.group, group.error == nil, !(error is CancellationError)
+        else { return false }
+        context.isDone = true
+        release(context, failure: error, into: &graveyard)
+        group.members.removeAll { $0 === context }
+        retire(context, into: &graveyard)
+        wakeAll()
+        return true
     }
 
     /// Moves the builds `context` handed off (and those they handed off in turn), running or

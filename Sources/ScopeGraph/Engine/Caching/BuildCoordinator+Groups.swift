@@ -57,12 +57,16 @@ extension BuildCoordinator {
     /// returned (the failure went through it), for the resolves that waited for them
     /// (`keepingError`); every other slot becomes free, so that its waiters build it again:
     /// one whose factory returned (another factory failed), and any after a cancellation (a
-    /// caller's cancellation is not its waiters' failure).
-    func release(_ context: ResolutionContext, keepingError: Bool = true, into graveyard: inout Graveyard) {
+    /// caller's cancellation is not its waiters' failure). `failure` is the error to leave,
+    /// when it is not the group's (a handed-off build that failed alone, `fail`).
+    func release(
+        _ context: ResolutionContext, keepingError: Bool = true, failure: (any Error)? = nil,
+        into graveyard: inout Graveyard
+    ) {
         for slot in context.ownedSlots where slot.build.builder === context {
             let built = slot.build.built
             built?.discard(into: &graveyard)
-            if keepingError, context.isAsync, built == nil, let error = context.group?.error,
+            if keepingError, context.isAsync, built == nil, let error = failure ?? context.group?.error,
                 !(error is CancellationError)
             {
                 slot.build = .failed(context, error)

@@ -261,6 +261,7 @@ final class BuildCoordinator: @unchecked Sendable {
             defer { context.pending = [] }
             let unrun = context.pending
             joinOwnGroup(context)
+            if withdraw(failedBuild: context, error: error, into: &graveyard) { return unrun }
             // A caller cancelled while it waited: the builds it handed off go on, for the
             // other callers, as a group of their own.
             if error is CancellationError { detachHandedOffBuilds(of: context) }

@@ -197,7 +197,9 @@ extension ResolutionContext {
                 await builder.runBuild(entry, in: slot, request, root: root)
                 withExtendedLifetime(start) {}
             }
-            if let value = try await coordinator.acquireAsync(slot, for: self, key: request.key) { return value as! T }
+            if let value = try await coordinator.acquireAsync(slot, for: self, key: request.key, handedOffTo: builder) {
+                return value as! T
+            }
             // The build's instance was not kept (its registration was removed meanwhile):
             // this requester builds one itself.
         }
