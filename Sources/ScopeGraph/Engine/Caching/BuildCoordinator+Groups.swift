@@ -126,8 +126,16 @@ extension BuildCoordinator {
     func waitCycle(from start: ResolutionContext, to target: ResolutionContext) -> [ResolutionContext]? {
         var visited: Set<ObjectIdentifier> = []
         var path: [ResolutionContext] = []
+        // Whom `node` waits on now: its slot's builder (the slot may have been handed off
+        // since the wait began), or nobody once the build ended (it will decide again).
+        func owner(of node: ResolutionContext) -> ResolutionContext? {
+            guard node.waitingOn != nil, let slot = node.waitingSlot else { return node.waitingOn }
+            return slot.build.builder
+        }
         func canReadWhatItWaitsFor(_ node: ResolutionContext) -> Bool {
-            guard let slot = node.waitingSlot, slot.build.built != nil, let owner = node.waitingOn else { return false }
+            guard let slot = node.waitingSlot, slot.build.built != nil, let owner = owner(of: node) else {
+                return false
+            }
             return owner.group === node.group
         }
         func search(_ node: ResolutionContext) -> Bool {
@@ -136,8 +144,8 @@ extension BuildCoordinator {
             // identities are distinct for the duration of the search.
             guard visited.insert(ObjectIdentifier(node)).inserted else { return false }
             path.append(node)
-            if let next = node.waitingOn, !canReadWhatItWaitsFor(node) {
-                if search(next) { return true }
+            if node.waitingOn != nil {
+                if let next = owner(of: node), !canReadWhatItWaitsFor(node), search(next) { return true }
             } else if !node.isDone {
                 for branch in node.branches where mayAwait(node, branch) && search(branch) { return true }
             }
@@ -153,9 +161,11 @@ extension BuildCoordinator {
     /// Whether `context`, which waits on nothing here, may be awaiting `branch` (one of its
     /// branches, unfinished): a child task is awaited at the frame it branched from, so not
     /// while `context` builds a slot in a frame above that one. (A branch never awaited, a task
-    /// the factory left running, counts as awaited: a cycle through it is reported.)
+    /// the factory left running, counts as awaited while that factory runs.)
     private func mayAwait(_ context: ResolutionContext, _ branch: ResolutionContext) -> Bool {
-        guard !branch.isDone, let point = branch.branchAncestry.last, point.context === context else { return false }
+        guard !branch.isDone, let point = branch.branchAncestry.last, point.isOpen, point.context === context else {
+            return false
+        }
         return !context.ownedSlots.contains { slot in
             slot.build.builder === context && slot.build.built == nil && slot.buildFrameIndex > point.frameIndex
         }

@@ -96,8 +96,16 @@ final class BuildCoordinator: @unchecked Sendable {
         // A thread never waits for a resolve that may suspend (it could wait for the main
         // actor, or for the cooperative pool this thread belongs to).
         if owner.isAsync, !suspending { return .fail(requiresAsync(context, key)) }
-        if let cycle = waitCycle(from: owner, to: context) {
-            graveyard.append(contentsOf: merge(cycle + [context]))
+        if var cycle = waitCycle(from: owner, to: context) {
+            // Merged until the cycles left, if any, lie within one group: each merge lets the
+            // members read instances built in the groups it joins.
+            while true {
+                graveyard.append(contentsOf: merge(cycle + [context]))
+                guard let next = waitCycle(from: owner, to: context),
+                    next.contains(where: { $0.group !== context.group })
+                else { break }
+                cycle = next
+            }
             wakeAll()
             if let built = slot.build.built { return .read(built.value) }
             // Now in one group, a member that waits for an instance already built can read

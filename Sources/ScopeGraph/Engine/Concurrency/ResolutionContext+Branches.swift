@@ -46,19 +46,9 @@ extension ResolutionContext {
             identities = context.inheritedIdentities + context.stack.compactMap(\.identity)
         }
 
-        /// The resolves on the path to the factory and where on them: `context` at
-        /// `frameIndex`, after the ones `context` branched from.
-        var ancestry: [BranchAncestor] { context.branchAncestry + [BranchAncestor(context, frameIndex)] }
-    }
-
-    /// A resolve that a branch descends from, and the frame there that it branched at.
-    struct BranchAncestor {
-        let context: ResolutionContext
-        let frameIndex: Int
-        init(_ context: ResolutionContext, _ frameIndex: Int) {
-            self.context = context
-            self.frameIndex = frameIndex
-        }
+        /// The points on the path to the factory: those `context` branched from, then this
+        /// one. A closed one no longer marks a path (its frame may have been reused since).
+        var ancestry: [BranchPoint] { context.branchAncestry + [self] }
     }
 
     /// The async factory running in the current task or one of its ancestors, bound by
@@ -130,10 +120,13 @@ extension ResolutionContext {
 
     /// Whether `slot`, being built by `owner`, is being built on the path this branch
     /// descends from: asking for it here is a constructor cycle (waiting would wait for the
-    /// factory that awaits this branch). Call with the coordinator's lock held.
+    /// factory that awaits this branch). Only open points count: once a factory returned, its
+    /// frame index may be another frame's. Call with the coordinator's lock held.
     func isBuildingOnBranchPath(_ slot: AnySlot, by owner: ResolutionContext) -> Bool {
         guard slot.build.built == nil else { return false }
-        return branchAncestry.contains { $0.context === owner && slot.buildFrameIndex <= $0.frameIndex }
+        return branchAncestry.contains {
+            $0.isOpen && $0.context === owner && slot.buildFrameIndex <= $0.frameIndex
+        }
     }
 }
 

@@ -64,7 +64,7 @@ final class ResolutionContext: @unchecked Sendable {
     /// For a branch (`ResolutionContext+Branches.swift`): the uncached registrations being
     /// built on the path it branched from, and the resolves on that path.
     @exclusivity(unchecked) var inheritedIdentities: [UInt64] = []
-    @exclusivity(unchecked) var branchAncestry: [BranchAncestor] = []
+    @exclusivity(unchecked) var branchAncestry: [BranchPoint] = []
     /// Set when a request from another task joined this resolve's group as a branch: the
     /// resolve then ends with the group's finish, which publishes the branch's instances too.
     let hasBranches = Atomic<Bool>(false)
