@@ -240,6 +240,31 @@ import WatchdogSupport
         #expect(await waitUntil(atMost: 5) { probes.0.isFreed && probes.1.isFreed && probes.2.isFreed })
     }
 
+    /// To observers a child task's requests are its factory's: the dependency graph has their
+    /// edges, and a trace names the factory as their dependent, one level down.
+    @Test func theDependencyGraphAndTracesSeeRequestsMadeInChildTasks() async throws {
+        let container = Container(name: "root")
+        container.register(Store.self, lifetime: .singleton) { _ in Store() }
+        container.register(Feed.self) { r in Feed(try await r.resolveAsync()) }
+        container.register(Screen.self) { r in
+            Screen(try await Child.asyncLet.feeds(2, with: r), try await r.resolveAsync())
+        }
+        let graph = await container.dependencyGraphAsync()
+        let edges = Set(graph.edges.map { "\($0.from.key.typeName) -> \($0.to.key.typeName)" })
+        #expect(edges.isSuperset(of: ["Screen -> Feed", "Screen -> Store", "Feed -> Store"]), "\(edges)")
+        let events = Guarded<[String]>([])
+        _ = try await withAsyncWatchdog(seconds: 10) {
+            try await Container.withTrace({ event in
+                events.withLock {
+                    $0.append("\(event.key.typeName) \(event.dependent?.typeName ?? "-") \(event.depth)")
+                }
+            }) {
+                try await container.resolveAsync(Screen.self)
+            }
+        }
+        #expect(events.current.filter { $0.hasPrefix("Feed ") } == ["Feed Screen 1", "Feed Screen 1"])
+    }
+
     /// Many rounds of the diamond, with the store's build racing the feeds' requests: every
     /// round ends, with one store.
     @Test func stressDiamondsThroughChildTasksNeverHang() async throws {

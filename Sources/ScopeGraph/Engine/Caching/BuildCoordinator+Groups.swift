@@ -116,6 +116,12 @@ extension BuildCoordinator {
             graveyard.append(contentsOf: context.branches)
             context.branches = []
         }
+        // A finished resolve no longer asks anything: the points it descends from, which
+        // reference their resolves (released after unlocking), are not kept alive by it.
+        if !context.branchAncestry.isEmpty {
+            graveyard.append(contentsOf: context.branchAncestry)
+            context.branchAncestry = []
+        }
     }
 
     /// The contexts on a path of waits from `start` back to `target`, if waiting on `start`

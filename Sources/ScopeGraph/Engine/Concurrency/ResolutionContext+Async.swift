@@ -128,8 +128,8 @@ extension ResolutionContext {
         guard let observer = ScopeActivity.current?.observer else {
             return try await entry.produceAsync(request, as: T.self, in: self)
         }
-        let dependent = stack.last?.entry
-        let depth = stack.count
+        let dependent = stack.last?.entry ?? inheritedDependent
+        let depth = inheritedDepth + stack.count
         let clock = ContinuousClock()
         let started = clock.now
         lastConstructed = nil
@@ -137,7 +137,7 @@ extension ResolutionContext {
         observer.resolved(
             ResolutionEvent(
                 key: request.key, entry: entry, dependent: dependent, start: request.start,
-                isNew: lastConstructed == entry.serial && lastConstructedDepth == depth,
+                isNew: lastConstructed == entry.serial && lastConstructedDepth == depth - inheritedDepth,
                 duration: clock.now - started, depth: depth))
         return value
     }

@@ -31,6 +31,10 @@ extension ResolutionContext {
         /// The uncached registrations being built on that path (a branch asking for one again
         /// is in a cycle).
         let identities: [UInt64]
+        /// The factory's registration and the depth of its requests, for observers: a branch's
+        /// requests are that factory's (traces, the dependency graph, validation).
+        let dependent: AnyEntry?
+        let depth: Int
         /// Until the factory returns: a task it started that asks later is not a branch.
         var isOpen = true
         /// The point of the factory this one's factory runs in, in the same resolve or the one
@@ -44,6 +48,8 @@ extension ResolutionContext {
             frameIndex = context.stack.count - 1
             pathKeys = context.pathKeys
             identities = context.inheritedIdentities + context.stack.compactMap(\.identity)
+            dependent = context.stack.last?.entry
+            depth = context.inheritedDepth + context.stack.count
         }
 
         /// The points on the path to the factory: those `context` branched from, then this
@@ -94,6 +100,8 @@ extension ResolutionContext {
         branch.inheritedPath = point.pathKeys
         branch.inheritedIdentities = point.identities
         branch.branchAncestry = point.ancestry
+        branch.inheritedDependent = point.dependent
+        branch.inheritedDepth = point.depth
         guard BuildCoordinator.shared.open(branch, at: point) else { return nil }
         branch.ownerTask.store(Self.currentTaskIdentity ?? 0, ordering: .releasing)
         AsyncActivity.enter()
@@ -110,9 +118,8 @@ extension ResolutionContext {
         // reaches the factory, which decides whether the resolve fails).
         BuildCoordinator.shared.end(branch)
         startOwnTask {
-            _ = try? await BuildCoordinator.shared.finishAsync(branch)
+            _ = try? await BuildCoordinator.shared.finishAsync(branch)  // retires it (`retire`)
             branch.clearFinishedWork()
-            branch.branchAncestry = []
             AsyncActivity.leave()
         }
         return try outcome.get()

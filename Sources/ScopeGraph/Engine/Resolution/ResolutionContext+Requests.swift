@@ -254,13 +254,13 @@ extension ResolutionContext {
     private func observing<R>(
         _ entry: AnyEntry, _ request: Request, _ observer: any ResolutionObserver, _ body: () throws -> R
     ) throws -> R {
-        let dependent = stack.last?.entry
-        let depth = stack.count
+        let dependent = stack.last?.entry ?? inheritedDependent
+        let depth = inheritedDepth + stack.count
         let clock = ContinuousClock()
         let started = clock.now
         lastConstructed = nil
         let value = try body()
-        let isNew = lastConstructed == entry.serial && lastConstructedDepth == depth
+        let isNew = lastConstructed == entry.serial && lastConstructedDepth == depth - inheritedDepth
         observer.resolved(
             ResolutionEvent(
                 key: request.key, entry: entry, dependent: dependent, start: request.start, isNew: isNew,

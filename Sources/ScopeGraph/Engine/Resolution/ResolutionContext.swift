@@ -65,6 +65,10 @@ final class ResolutionContext: @unchecked Sendable {
     /// built on the path it branched from, and the resolves on that path.
     @exclusivity(unchecked) var inheritedIdentities: [UInt64] = []
     @exclusivity(unchecked) var branchAncestry: [BranchPoint] = []
+    /// For a branch: the factory it branched from and that factory's depth, which observers
+    /// see as the dependent and depth of the branch's top requests.
+    @exclusivity(unchecked) var inheritedDependent: AnyEntry?
+    @exclusivity(unchecked) var inheritedDepth = 0
     /// Set when a request from another task joined this resolve's group as a branch: the
     /// resolve then ends with the group's finish, which publishes the branch's instances too.
     let hasBranches = Atomic<Bool>(false)
