@@ -189,7 +189,9 @@ extension BuildCoordinator {
             let group = context.group!
             guard group !== into else { continue }
             absorbed.append(group)
-            for member in group.members {
+            // A member that retired left the group (its `group` is nil) but is still listed:
+            // moved, it would be in a group again, never to retire.
+            for member in group.members where member.group === group {
                 member.group = into
                 into.members.append(member)
             }
