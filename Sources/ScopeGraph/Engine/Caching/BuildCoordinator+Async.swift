@@ -152,8 +152,13 @@ extension BuildCoordinator {
     /// for those waiting for them (that resolve among them), which may handle it, instead of
     /// failing that whole resolve. True when it withdrew. Call with the lock held.
     func withdraw(failedBuild context: ResolutionContext, error: any Error, into graveyard: inout Graveyard) -> Bool {
-        guard context.handedOffBy != nil, context.branchAncestry.last?.context !== context.handedOffBy,
-            let group = context.group, group.error == nil, !(error is CancellationError)
+        // Invariant: a branch never fails (`runBranch` ends it either way), so a context with a
+        // `handedOffBy` that fails is a handed-off build.
+        assert(
+            context.handedOffBy == nil || context.branchAncestry.last?.context !== context.handedOffBy,
+            "ScopeGraph: a branch failed")
+        guard context.handedOffBy != nil, let group = context.group, group.error == nil,
+            !(error is CancellationError)
         else { return false }
         context.isDone = true
         release(context, failure: error, into: &graveyard)
