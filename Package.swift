@@ -1,4 +1,6 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// 6.2 is the floor the sources need: `weak let` and `Task.immediate` (Swift 6.2), and the
+// `.defaultIsolation` setting below.
 import PackageDescription
 
 let package = Package(
@@ -24,12 +26,10 @@ let package = Package(
         .testTarget(name: "ScopeGraphTests", dependencies: ["ScopeGraph", "WatchdogSupport"]),
         .testTarget(
             name: "ScopeGraphTestingTests", dependencies: ["ScopeGraph", "ScopeGraphTesting", "WatchdogSupport"]),
-        // An app-like module with default main-actor isolation, as new Xcode app targets have
-        // (SwiftPM's `.defaultIsolation` setting needs tools-version 6.2; the compiler flag
-        // does the same here).
+        // An app-like module with default main-actor isolation, as new Xcode app targets have.
         .testTarget(
             name: "ScopeGraphMainActorTests", dependencies: ["ScopeGraph"],
-            swiftSettings: [.unsafeFlags(["-default-isolation", "MainActor"])]),
+            swiftSettings: [.defaultIsolation(MainActor.self)]),
     ],
     swiftLanguageModes: [.v6]
 )

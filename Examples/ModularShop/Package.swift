@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // A modular shop composed with ScopeGraph: one Swift module per feature, each importing only
