@@ -52,11 +52,13 @@ def main(archives):
             usr = meta.get("externalID")
             if not usr or meta.get("role") == "collectionGroup" or "::SYNTHESIZED::" in usr:
                 continue
+            if meta.get("symbolKind") == "extension":
+                continue  # the page of an extended module or type: its members are what count
             identifier = node["identifier"]["url"]
             # doc://bundle/documentation/Module/[ExtendedModule/]Type/member
             parts = identifier.split("/documentation/", 1)[1].split("/")
             module, rest = parts[0], parts[1:]
-            extended = meta.get("symbolKind") and node.get("metadata", {}).get("extendedModule")
+            extended = meta.get("extendedModule")
             if extended and extended != module:
                 # A symbol added to another module's type: documented under that module's name.
                 if rest and rest[0] == extended:
