@@ -462,7 +462,7 @@ import Testing
 
     /// The block of B (which A's factory resolved) runs after A's factory returned; its errors
     /// still carry the path the contract asks for, from the top-level request down, as
-    /// Docs/CircularDependencies.md describes: the key is B's, the path ends at B (or goes on
+    /// the Circular Dependencies article describes: the key is B's, the path ends at B (or goes on
     /// to what B's block failed to resolve).
     @Test func aFailingBlockOfADependencyReportsThePathFromTheTopLevelRequest() throws {
         let container = Container(name: "root")

@@ -198,7 +198,7 @@ private protocol Unrelated: Sendable {}
     }
 
     /// `remove` while a factory runs on one thread and a second resolve of the key has started
-    /// on another (Docs/Concurrency.md, "What remove does"): `remove` returns without waiting
+    /// on another (the Concurrency article, "What remove does"): `remove` returns without waiting
     /// for the factory, and a resolve that starts after it finds nothing. The building resolve
     /// gets its instance, which is never published (the registration is retired), so the
     /// resolve that started before `remove` either builds one of its own from the old

@@ -99,7 +99,7 @@ extension StressTests {
     /// The two resolves do wait on each other (thread 1 for `b`, thread 2 for `a`, which is
     /// published only when `top` returns), so they join one group: `b` reads the `a` that
     /// thread 1 built, before `a`'s block (which runs at the end of thread 1's resolve), and
-    /// both publish together. The alternative is a deadlock; `Docs/Concurrency.md` documents
+    /// both publish together. The alternative is a deadlock; the Concurrency article documents
     /// this reading of the contract's "resolves that share a cycle". `threadTwoAsksFirst`
     /// chooses which thread reaches its second slot first: the other one asks only once the
     /// first is waiting on the coordinator (polled, not slept for).

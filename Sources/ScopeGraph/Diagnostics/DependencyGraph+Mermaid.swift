@@ -6,7 +6,7 @@ extension DependencyGraph {
     /// failing registrations in the `error` class, warnings in `warning`, missing dependencies
     /// as dashed links to extra nodes.
     ///
-    /// Paste the output into a Markdown ```` ```mermaid ```` block, or any Mermaid renderer.
+    /// Paste the output into a Markdown code block of language `mermaid`, or any Mermaid renderer.
     /// - Returns: A `flowchart LR` definition.
     public func mermaid() -> String {
         var lines = ["flowchart LR"]
