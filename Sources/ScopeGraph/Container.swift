@@ -118,6 +118,12 @@ public final class Container: Sendable {
     deinit {
         #if DEBUG
         liveness.end()
+        // Its registrations release their instances here, whose deinits may resolve: that
+        // must not happen under an engine lock (it would take the lock again).
+        assert(
+            LockChecks.heldByThisThread == 0,
+            "ScopeGraph: container '\(name)' freed while this thread holds an engine lock; what a critical section lets go of must be released after unlocking"
+        )
         #endif
         let bits = memo.load(ordering: .sequentiallyConsistent)
         if bits != 0 {

@@ -758,7 +758,8 @@ import WatchdogSupport
     // MARK: Errors of other resolves
 
     /// A synchronous singleton built inside an async resolve whose outer factory then fails
-    /// is discarded with that resolve. A task that only waited for that singleton did not ask
+    /// is discarded with that resolve when it is incomplete (here: it has an `onResolved`
+    /// block, which runs only when the resolve ends). A task that only waited for that singleton did not ask
     /// for the failed factory: like the waiter of a discarded handed-off build
     /// (`AsyncExactlyOnceTests.aWaiterForABuildDiscardedByItsResolvesFailureBuildsItAgain`),
     /// it builds the singleton again and gets an instance, not the outer factory's error.
@@ -771,7 +772,7 @@ import WatchdogSupport
         container.register(Part.self, lifetime: .singleton) { _ in
             partRuns.increment()
             return Part()
-        }
+        }.onResolved { _, _ in }
         container.register(Whole.self) { r in
             let part = try await r.resolveAsync(Part.self)
             partBuilt.open()

@@ -16,7 +16,7 @@ import WatchdogSupport
     func aChildWhoseDeinitHasBegunIsNotListed(otherChildren: Int) {
         let root = Container(name: "app")
         let others = (0..<otherChildren).map { root.makeChild(name: "other-\($0)") }
-        let dropped = Locked<Container?>(root.makeChild(name: "dropped"))
+        let dropped = Guarded<Container?>(root.makeChild(name: "dropped"))
         let held = DispatchSemaphore(value: 0)
         let listed = Locked<[String]>([])
         runOnThreads(2) { index in

@@ -19,9 +19,11 @@ extension AnyEntry {
         guard !slots.isEmpty else { return }
         // Released after the lock: a box cleared meanwhile may hold the last reference to an
         // instance whose deinit resolves.
-        let boxes = BuildCoordinator.shared.withLock { _ in
+        let boxes = BuildCoordinator.shared.withLock { graveyard in
             slots.compactMap { slot -> AnyObject? in
-                guard let logOwner = slot.logOwner, let box = Reclamation.read({ slot.publishedBox() }) else {
+                guard let logOwner = slot.logOwner(keepingIn: &graveyard),
+                    let box = Reclamation.read({ slot.publishedBox() })
+                else {
                     return nil
                 }
                 logOwner.shutdownLog.recordIfAbsent(

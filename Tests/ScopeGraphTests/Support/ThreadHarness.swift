@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WatchdogSupport
 
 /// Runs `body(index)` on `count` new threads at once and waits at most `timeout` seconds.
 /// Returns false (and records an issue) when the threads did not all finish: a hang becomes a
@@ -39,4 +40,23 @@ final class Rendezvous: Sendable {
         second.signal()
         return first.wait(timeout: .now() + timeout) == .success
     }
+}
+
+/// A thread started with `body`, running on its own while the caller goes on (inside a factory,
+/// say); `wait(timeout:)` waits, bounded, for it to finish.
+final class StartedThread: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () -> Void) {
+        let done = self.done
+        let thread = Thread {
+            body()
+            done.signal()
+        }
+        thread.stackSize = 4 << 20
+        thread.start()
+    }
+
+    /// Whether the thread finished within `timeout` seconds (scaled for sanitizers).
+    func wait(timeout: Double) -> Bool { done.wait(timeout: .now() + timeout * watchdogScale) == .success }
 }

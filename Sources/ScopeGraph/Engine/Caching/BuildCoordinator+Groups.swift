@@ -12,37 +12,41 @@ extension BuildCoordinator {
             swap(&state, &slot.build)
             // The instance a weak slot publishes, which only its readers would hold.
             var weakInstance: AnyObject?
-            if case .built(_, let built) = consume state {
-                slot.publish(built.box, into: &graveyard)
-                slot.publishedSequence = built.sequence
-                if built.entry.hasShutdownHooks, let owner = slot.logOwner {
-                    let record = ShutdownLog.Record(
-                        entry: built.entry, sequence: built.sequence, box: built.box, slot: slot)
-                    // A closed log (shutdown began) is ruled out by `finishStep`, under this lock.
-                    let recorded = owner.shutdownLog.record(record)
-                    assert(recorded, "ScopeGraph: an instance published into a container that is shut down")
-                }
-                // A weak slot's box does not keep the instance: it is released after unlocking.
-                if let object = built.object {
-                    graveyard.append(object)
-                    weakInstance = object
-                }
-                // Removed or replaced meanwhile, this may be the registration's last reference
-                // (its deinit releases the factory's captures, which may resolve).
-                graveyard.append(built.entry)
-            }
+            if case .built(_, let built) = consume state { weakInstance = publish(built, in: slot, into: &graveyard) }
             wakeReaders(of: slot, published: weakInstance)
         }
+    }
+
+    /// Publishes `built` in `slot` and records it for shutdown; returns a weak slot's instance
+    /// (which only its readers would hold; released after unlocking). The caller has checked
+    /// that the slot's container is not shut down.
+    func publish(_ built: SlotBuildState.Built, in slot: AnySlot, into graveyard: inout Graveyard) -> AnyObject? {
+        slot.publish(built.box, into: &graveyard)
+        slot.publishedSequence = built.sequence
+        if built.entry.hasShutdownHooks, let owner = slot.logOwner(keepingIn: &graveyard) {
+            let record = ShutdownLog.Record(entry: built.entry, sequence: built.sequence, box: built.box, slot: slot)
+            // A closed log (shutdown began) is ruled out by the caller, under this lock.
+            let recorded = owner.shutdownLog.record(record)
+            assert(recorded, "ScopeGraph: an instance published into a container that is shut down")
+        }
+        // Removed or replaced meanwhile, this may be the registration's last reference (its
+        // deinit releases the factory's captures, which may resolve).
+        graveyard.append(built.entry)
+        // A weak slot's box does not keep the instance: it is released after unlocking.
+        guard let object = built.object else { return nil }
+        graveyard.append(object)
+        return object
     }
 
     /// The error when a member of `context`'s group built an instance for a container whose
     /// shutdown has begun (checked under this lock, which `Container.shutdown()` takes to mark
     /// containers shut down: a publication comes either before, and is closed by the
     /// shutdown, or after, and fails).
-    func shutDownTarget(of context: ResolutionContext) -> ResolutionError? {
+    func shutDownTarget(of context: ResolutionContext, into graveyard: inout Graveyard) -> ResolutionError? {
         for member in context.group.members {
             for slot in member.ownedSlots where slot.build.builder === member {
-                guard let name = slot.logOwner?.shutDownName, let built = slot.build.built else { continue }
+                guard let name = slot.logOwner(keepingIn: &graveyard)?.shutDownName, let built = slot.build.built
+                else { continue }
                 return ResolutionError(
                     kind: .containerShutDown, key: built.entry.key.serviceKey,
                     path: member.pathKeys.map(\.serviceKey) + [built.entry.key.serviceKey],
@@ -109,6 +113,17 @@ extension BuildCoordinator {
             } else {
                 graveyard.append(group)
             }
+        }
+        // Its resolve ended, so did the requester's: the instances it delivered go.
+        if !context.deliveredSlots.isEmpty {
+            for slot in context.deliveredSlots {
+                if case .delivered(let builder, let built) = slot.build, builder === context {
+                    slot.build = .idle
+                    graveyard.append(built)
+                }
+                graveyard.append(slot)
+            }
+            context.deliveredSlots = []
         }
         if let requester = context.handedOffBy { graveyard.append(requester) }
         context.handedOffBy = nil

@@ -42,6 +42,9 @@ final class BuildCoordinator: @unchecked Sendable {
                 {
                 case .read(let value):
                     return value
+                case .readBuilt(let value):
+                    context.noteIncompleteRead()
+                    return value
                 case .build:
                     return nil
                 case .fail(let error):
@@ -70,25 +73,41 @@ final class BuildCoordinator: @unchecked Sendable {
         into graveyard: inout Graveyard
     ) -> SlotAction {
         if let error = context.group.error { return .fail(error) }
-        if slot.box.load(ordering: .acquiring) != 0, let value = slot.publishedAny() { return .read(value) }
-        if case .failed(let failedBuilder, let error) = slot.build, let waitedOn, failedBuilder === waitedOn {
-            return .fail(error)
+        // First what the build this resolve waited for left for it (a requester takes what its
+        // handed-off build delivered, so that the slot no longer holds it).
+        if let waitedOn {
+            switch slot.build {
+            case .failed(let builder, let error) where builder === waitedOn: return .fail(error)
+            case .delivered(let builder, let built) where builder === waitedOn:
+                // The requester takes it: the slot keeps no reference of its own (a weak
+                // slot's instance lives as long as its holders).
+                if builder.handedOffBy === context {
+                    slot.build = .idle
+                    builder.deliveredSlots.removeAll { $0 === slot }
+                    graveyard.append(built)
+                }
+                return .read(built.value)
+            default: break
+            }
         }
+        if slot.box.load(ordering: .acquiring) != 0, let value = slot.publishedAny() { return .read(value) }
         guard let owner = slot.build.builder else {
             // Nothing is built for a container whose shutdown has begun: a resolve that looked
             // the registration up before (and waited for a build the shutdown discarded) fails
             // here instead of running the factory for a publication that would fail.
-            if let name = slot.logOwner?.shutDownName { return .fail(context.shutDownError(key, container: name)) }
+            if let name = slot.logOwner(keepingIn: &graveyard)?.shutDownName {
+                return .fail(context.shutDownError(key, container: name))
+            }
             slot.build = .building(context)
             slot.buildFrameIndex = context.stack.count
             context.ownedSlots.append(slot)
             return .build
         }
         if owner === context {
-            if let built = slot.build.built { return .read(built.value) }
+            if let built = slot.build.built { return .readBuilt(built.value) }
             return .fail(context.cycleError(key))
         }
-        if owner.group === context.group, let built = slot.build.built { return .read(built.value) }
+        if owner.group === context.group, let built = slot.build.built { return .readBuilt(built.value) }
         // A branch asking for what the factory it branched from waits on: a cycle.
         if !context.branchAncestry.isEmpty, context.isBuildingOnBranchPath(slot, by: owner) {
             return .fail(context.cycleError(key))
@@ -107,7 +126,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 cycle = next
             }
             wakeAll()
-            if let built = slot.build.built { return .read(built.value) }
+            if let built = slot.build.built { return .readBuilt(built.value) }
             // Now in one group, a member that waits for an instance already built can read
             // it and go on: those waits came from publication being delayed, not from a
             // dependency cycle. Only if a cycle of waits remains without them is this a
@@ -123,7 +142,39 @@ final class BuildCoordinator: @unchecked Sendable {
         return .wait(for: owner)
     }
 
-    /// Records that the owner's factory for `slot` returned `built` (not yet published).
+    /// Publishes the complete instance `context` built for `slot`, which it owns, at once.
+    /// Throws `.containerShutDown`, publishing nothing, when the shutdown of the slot's
+    /// container has begun (checked under this lock, as `Container.shutdown()` marks under it).
+    func publish(_ slot: AnySlot, _ built: SlotBuildState.Built, by context: ResolutionContext) throws {
+        try withLock { graveyard in
+            assert(slot.build.builder === context, "ScopeGraph: a slot published by a resolve that did not own it")
+            if let name = slot.logOwner(keepingIn: &graveyard)?.shutDownName {
+                // The slot stays this resolve's: its failure (or, if a factory handles the
+                // error, its finish) releases it, leaving the error for its waiters.
+                built.discard(into: &graveyard)
+                throw ResolutionError(
+                    kind: .containerShutDown, key: built.entry.key.serviceKey,
+                    path: (context.pathKeys + [built.entry.key]).map(\.serviceKey),
+                    suggestions: [Container.shutDownRemedy(name)])
+            }
+            if let index = context.ownedSlots.lastIndex(where: { $0 === slot }) {
+                graveyard.append(context.ownedSlots.remove(at: index))
+            }
+            if context.handedOffBy == nil {
+                slot.build = .idle
+            } else {
+                // A handed-off build leaves its instance for the resolves that waited for it.
+                slot.build = .delivered(context, built)
+                context.deliveredSlots.append(slot)
+            }
+            let weakInstance = publish(built, in: slot, into: &graveyard)
+            wakeReaders(of: slot, published: weakInstance)
+            wakeAll()
+        }
+    }
+
+    /// Records that the owner's factory for `slot` returned `built`, an incomplete instance
+    /// (published when its resolve finishes).
     func built(_ slot: AnySlot, _ built: SlotBuildState.Built, by context: ResolutionContext) {
         withLock { _ in
             assert(slot.build.builder === context, "ScopeGraph: a slot built by a resolve that did not own it")
@@ -238,7 +289,7 @@ final class BuildCoordinator: @unchecked Sendable {
             context.group.runningBlocks += 1
             return .runBlocks(work)
         }
-        if let error = shutDownTarget(of: context) {
+        if let error = shutDownTarget(of: context, into: &graveyard) {
             context.group.error = error
             release(context, into: &graveyard)
             wakeAll()

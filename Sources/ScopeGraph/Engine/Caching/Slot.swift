@@ -32,8 +32,9 @@ class AnySlot: @unchecked Sendable {
     @usableFromInline let box = Atomic<Int>(0)
     private let retirement: Retirement
     /// Where instances published here are recorded for shutdown: the container (or override
-    /// scope) this slot caches in.
-    weak let logOwner: (any ShutdownLogOwner)?
+    /// scope) this slot caches in. Weak: a slot does not keep its container alive. Under an
+    /// engine lock, read it only through `logOwner(keepingIn:)`.
+    private weak let logOwner: (any ShutdownLogOwner)?
 
     init(weak isWeak: Bool, retirement: Retirement, logOwner: (any ShutdownLogOwner)?) {
         assert(MemoryLayout<Int>.size == MemoryLayout<UnsafeRawPointer>.size)
@@ -45,6 +46,16 @@ class AnySlot: @unchecked Sendable {
     deinit {
         let bits = box.load(ordering: .sequentiallyConsistent)
         if bits != 0 { Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
+    }
+
+    /// The container (or override scope) this slot caches in, if it is alive; the strong
+    /// reference the load makes goes to `graveyard`, released after the lock is: it may be the
+    /// container's last one (another thread dropped it meanwhile), and its deinit, which
+    /// releases instances whose deinits may resolve, must not run under an engine lock.
+    final func logOwner(keepingIn graveyard: inout Graveyard) -> (any ShutdownLogOwner)? {
+        guard let owner = logOwner else { return nil }
+        graveyard.append(owner)
+        return owner
     }
 
     /// The published instance, erased.

@@ -5,12 +5,19 @@ enum SlotBuildState {
     case idle
     /// The factory of this resolve is running.
     case building(ResolutionContext)
-    /// The factory of this resolve returned; the instance is published when the resolve (and
-    /// every resolve it shares a cycle with) has finished, with its `onResolved` blocks run.
+    /// The factory of this resolve returned an incomplete instance (it has `onResolved` blocks,
+    /// or was built from an incomplete one); it is published when the resolve (and every
+    /// resolve it shares a cycle with) has finished, with its blocks run.
     case built(ResolutionContext, Built)
     /// The async resolve building it failed: the resolves that waited for that build get its
     /// error; any other takes the slot as empty and builds again.
     case failed(ResolutionContext, any Error)
+    /// A handed-off build published this instance: the async resolves that waited for that
+    /// build get it, even if the slot no longer holds it (its registration was removed, or a
+    /// weak slot's instance died, before they looked); any other takes the slot as empty.
+    /// Kept until the build's resolve ends (`BuildCoordinator.retire`), which is after the
+    /// requester's: a handed-off build is a member of the requester's group.
+    case delivered(ResolutionContext, Built)
 
     /// A built instance waiting to be published. A class, so that reading the state (the
     /// coordinator does several times per build) copies one reference instead of five fields,
@@ -49,7 +56,7 @@ enum SlotBuildState {
     /// The resolve building or holding the instance.
     var builder: ResolutionContext? {
         switch self {
-        case .idle, .failed: nil
+        case .idle, .failed, .delivered: nil
         case .building(let builder), .built(let builder, _): builder
         }
     }
@@ -64,8 +71,11 @@ enum SlotBuildState {
 /// What a resolve does about a slot it needs, decided under the coordinator's lock
 /// (`BuildCoordinator.decide`).
 enum SlotAction {
-    /// Use this instance (published, or built by this resolve or its group).
+    /// Use this published instance.
     case read(Any)
+    /// Use this instance, built by this resolve or its group and not published: incomplete
+    /// (a cycle in flight), so what is built from it is incomplete too.
+    case readBuilt(Any)
     /// The slot is now this resolve's to build.
     case build
     /// Another resolve builds it: wait for it (a thread blocks on the coordinator's

@@ -210,7 +210,7 @@ extension ResolutionContext {
             coordinator.abandon(slot, by: self)
             throw error
         }
-        keepBuilt(value, of: entry, in: slot)
+        try keepBuilt(value, of: entry, in: slot)
         return value
     }
 
@@ -219,7 +219,7 @@ extension ResolutionContext {
     func runBuild<T>(_ entry: Entry<T>, in slot: Slot<T>, _ request: Request, root: Container) async {
         _ = try? await runTopLevelAsync { context in
             let value = try await context.constructAsync(entry, request, owner: root)
-            context.keepBuilt(value, of: entry, in: slot)
+            try context.keepBuilt(value, of: entry, in: slot)
         }
     }
 

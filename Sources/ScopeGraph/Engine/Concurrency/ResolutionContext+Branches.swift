@@ -37,6 +37,9 @@ extension ResolutionContext {
         let depth: Int
         /// Until the factory returns: a task it started that asks later is not a branch.
         var isOpen = true
+        /// Set when a branch read or made an incomplete instance: the factory's instance may
+        /// be built from it, so it is incomplete too (`runBranchingFactory`).
+        let readIncomplete = Atomic<Bool>(false)
         /// The point of the factory this one's factory runs in, in the same resolve or the one
         /// it branched from: a task that asks once this factory has returned, while that one
         /// still runs, is a branch there.
@@ -72,7 +75,11 @@ extension ResolutionContext {
     /// `BranchPoint`), and closes the point when it returns or throws.
     func runBranchingFactory<T>(_ factory: () async throws -> T) async throws -> T {
         let point = BranchPoint(context: self, outer: Self.branchPoint)
-        defer { BuildCoordinator.shared.close(point) }
+        defer {
+            BuildCoordinator.shared.close(point)
+            // The factory's frame is still on the stack: its instance is incomplete.
+            if point.readIncomplete.load(ordering: .acquiring) { noteIncompleteRead() }
+        }
         return try await Self.$branchPoint.withValue(point) { try await factory() }
     }
 
@@ -113,6 +120,7 @@ extension ResolutionContext {
         }
         branch.ownerTask.store(0, ordering: .releasing)
         branch.topLevelStart = nil
+        if branch.sawIncomplete { point.readIncomplete.store(true, ordering: .releasing) }
         // Finished as a member of the group, whatever `body` did: what it built is the
         // resolve's, as a failed request's built dependencies are in one context (its error
         // reaches the factory, which decides whether the resolve fails).

@@ -107,6 +107,7 @@ extension ResolutionContext {
         blockFrameDepth = stack.count
         defer {
             stack.removeLast()
+            incompleteDepth = min(incompleteDepth, stack.count)
             blockLineage = []
             blockPath = outerPath
             blockFrameDepth = outerDepth

@@ -45,7 +45,8 @@ extension ResolutionContext {
     }
 
     /// A cached lifetime's instance: the published one, the one another resolve is building
-    /// (once it is built), or a new one this resolve builds and publishes when it ends.
+    /// (once it is published), or a new one this resolve builds and publishes once it is
+    /// complete (see "Publication" below).
     @inline(never)
     func cachedLifetimeInstance<T>(of entry: Entry<T>, for request: Request) throws -> T {
         let (slot, root) = try cacheLocation(of: entry, for: request)
@@ -53,7 +54,8 @@ extension ResolutionContext {
     }
 
     /// `cachedLifetimeInstance` when nothing is published yet: the instance another resolve is
-    /// building, once it is built, or a new one this resolve builds and publishes when it ends.
+    /// building, once it is published, or a new one this resolve builds and publishes once it
+    /// is complete.
     private func newCachedInstance<T>(of entry: Entry<T>, for request: Request, in slot: Slot<T>, owner root: Container)
         throws -> T
     {
@@ -66,7 +68,7 @@ extension ResolutionContext {
             BuildCoordinator.shared.abandon(slot, by: self)
             throw error
         }
-        keepBuilt(value, of: entry, in: slot)
+        try keepBuilt(value, of: entry, in: slot)
         return value
     }
 
@@ -110,18 +112,24 @@ extension ResolutionContext {
 
     /// The `graph` instance at `position` (from `sharedGraphPosition`) of a registration of `T`.
     func sharedGraphInstance<T>(at position: Int, as type: T.Type) -> T {
+        if !incompleteGraph.isEmpty, incompleteGraph.contains(graph.key(at: position)) { noteIncompleteRead() }
         // Checked: the graph holds, for this registration, only instances of its `T`.
-        graph.value(at: position) as! T
+        return graph.value(at: position) as! T
     }
 
-    /// Keeps a new `graph` instance for the rest of this resolve.
+    /// Keeps a new `graph` instance for the rest of this resolve (call right after `construct`
+    /// returned it: whether it is complete is the last construction's).
     func keepGraphInstance<T>(_ value: T, of entry: Entry<T>, for request: Request) {
-        graph.set(value, for: GraphKey(entry: entry.serial, start: request.start.serial))
+        let key = GraphKey(entry: entry.serial, start: request.start.serial)
+        graph.set(value, for: key)
+        if lastConstructedIsIncomplete { incompleteGraph.append(key) }
     }
 
-    /// Hands the instance this resolve built for `slot` (which it owns) to the coordinator, to
-    /// publish when the resolve ends.
-    func keepBuilt<T>(_ value: T, of entry: Entry<T>, in slot: Slot<T>) {
+    /// Hands the instance this resolve built for `slot` (which it owns) to the coordinator
+    /// (call right after `construct` returned it): published now when it is complete, else
+    /// when the resolve ends. Throws when the slot's container was shut down meanwhile.
+    func keepBuilt<T>(_ value: T, of entry: Entry<T>, in slot: Slot<T>) throws {
+        let complete = !lastConstructedIsIncomplete
         guard let made = slot.makeBox(value) else {
             // A value type in a weak slot cannot be held weakly: it behaves as `unique`, so the
             // slot is given up and the next request, in this resolve too, builds a new value.
@@ -131,7 +139,28 @@ extension ResolutionContext {
         let built = SlotBuildState.Built(
             box: made.box, object: made.object, value: value, entry: entry,
             sequence: Self.buildSequence.add(1, ordering: .relaxed).newValue)
-        BuildCoordinator.shared.built(slot, built, by: self)
+        if complete {
+            try BuildCoordinator.shared.publish(slot, built, by: self)
+        } else {
+            BuildCoordinator.shared.built(slot, built, by: self)
+        }
+    }
+
+    // MARK: Publication
+    //
+    // A cached instance is published as soon as it is complete: its factory returned, its own
+    // `onResolved` blocks ran, and everything it was built from is published. Completeness is
+    // tracked per frame: reading an incomplete instance (one this resolve or its group built and
+    // has not published, or an incomplete `graph` instance) marks every frame on the stack,
+    // since each is being built from it (`incompleteDepth`); a frame that leaves marked, or
+    // whose instance has blocks, makes an incomplete instance, which marks its parents in turn.
+    // An incomplete cached instance is published with the rest of the resolve (its group's
+    // finish), or discarded if the resolve fails; a complete one stays cached either way.
+
+    /// Records that the frames on the stack are being built from an incomplete instance.
+    func noteIncompleteRead() {
+        incompleteDepth = stack.count
+        sawIncomplete = true
     }
 
     // MARK: The one construction path
@@ -215,6 +244,11 @@ extension ResolutionContext {
         stack.removeLast()
         lastConstructed = entry.serial
         lastConstructedDepth = stack.count
+        // Incomplete: built from an incomplete instance (a mark at or above this frame), or
+        // with blocks still to run. Then its parents are built from an incomplete instance.
+        let incomplete = incompleteDepth > stack.count || entry.hasOnResolvedBlocks
+        lastConstructedIsIncomplete = incomplete
+        if incomplete { noteIncompleteRead() }
         // Boxed as `Any` only for blocks: most instances have none.
         if entry.hasOnResolvedBlocks { queueBlocks(of: entry, key: key, root: root, instance: value) }
     }
@@ -222,7 +256,10 @@ extension ResolutionContext {
     /// Pops the frame after the factory threw; returns the error to throw: a nested
     /// `ResolutionError` unchanged, anything else as `.factoryFailed` with this frame's path.
     func failConstruction(_ key: Key, _ error: any Error) -> any Error {
-        defer { stack.removeLast() }
+        defer {
+            stack.removeLast()
+            incompleteDepth = min(incompleteDepth, stack.count)
+        }
         // A cancelled wait inside an async factory stays a `CancellationError`.
         if let failure = error as? ResolutionError { return failure }
         if error is CancellationError { return error }

@@ -117,6 +117,9 @@ extension ResolutionContext {
         if !stack.isEmpty { stack.removeAll() }
         if !pending.isEmpty { pending.removeAll() }
         if !graph.isEmpty { graph.removeAll() }
+        if !incompleteGraph.isEmpty { incompleteGraph.removeAll() }
+        incompleteDepth = 0
+        sawIncomplete = false
     }
 
     static func resolve<T>(_ key: Key, as type: T.Type, from start: Container, arguments: Arguments?) throws -> T {

@@ -28,6 +28,18 @@ final class ResolutionContext: @unchecked Sendable {
     /// Set once this context has taken part in cross-thread coordination: other threads may
     /// then reference it, so it is reused only once none does (`takeSpare`).
     @exclusivity(unchecked) var usedCoordinator = false
+    /// Publication (`ResolutionContext+Instances.swift`): every frame below this depth is
+    /// building an instance from an incomplete one (its factory read an instance whose blocks
+    /// have not run, or that was built from such an instance), so it is incomplete too.
+    @exclusivity(unchecked) var incompleteDepth = 0
+    /// Whether the instance the last `leaveConstruction` finished is incomplete.
+    @exclusivity(unchecked) var lastConstructedIsIncomplete = false
+    /// Whether this resolve has read or made an incomplete instance (a branch's parent is then
+    /// built from it: `BranchPoint.readIncomplete`).
+    @exclusivity(unchecked) var sawIncomplete = false
+    /// The `graph` instances of this resolve that are incomplete (rare: kept apart so that
+    /// reading a complete one checks only that this is empty).
+    @exclusivity(unchecked) var incompleteGraph: [GraphKey] = []
     /// The registration whose factory returned last, and at which depth, for observers.
     @exclusivity(unchecked) var lastConstructed: UInt64?
     @exclusivity(unchecked) var lastConstructedDepth = -1
@@ -92,6 +104,9 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) var waitPath: [Key] = []
     @exclusivity(unchecked) var isDone = false
     @exclusivity(unchecked) var ownedSlots: [AnySlot] = []
+    /// For a handed-off build: the slots whose instance it published and left for the
+    /// resolves that waited for it (`SlotBuildState.delivered`), until it retires.
+    @exclusivity(unchecked) var deliveredSlots: [AnySlot] = []
     /// The branches that joined this resolve from other tasks (`BuildCoordinator.open`): while
     /// this resolve waits on nothing here, its factory may be awaiting them (`waitCycle`).
     @exclusivity(unchecked) var branches: [ResolutionContext] = []

@@ -24,7 +24,7 @@ final class ConditionLock: @unchecked Sendable {
         mutex.initialize(to: pthread_mutex_t())
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
-        checkPthread(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
+        LockChecks.initialize(mutex)
         checkPthread(pthread_cond_init(condition, nil), "pthread_cond_init")
     }
 
@@ -37,8 +37,8 @@ final class ConditionLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { checkPthread(pthread_mutex_lock(mutex), "pthread_mutex_lock") }
-    func unlock() { checkPthread(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
+    func lock() { LockChecks.lock(mutex) }
+    func unlock() { LockChecks.unlock(mutex) }
 
     /// Sleeps until `broadcast()`, with the lock released meanwhile. Call with the lock held;
     /// wake-ups may be spurious, so callers re-check their condition in a loop.

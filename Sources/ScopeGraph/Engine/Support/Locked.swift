@@ -7,15 +7,15 @@ import Darwin
 #endif
 
 /// A value behind a platform mutex. Copies share the value and the mutex (they reference one
-/// storage object); the value is reachable only inside `withLock`.
+/// storage object); the value is reachable only inside `withLock`. `Sendable` only when the
+/// value is, as the standard `Mutex` is for values that are not sent into it; debug builds
+/// check it (`LockChecks`).
 ///
 /// A pthread mutex rather than the standard `Mutex`: on Linux the standard one waits with raw
 /// futex calls, which ThreadSanitizer does not see, so every access it orders would be
 /// reported as a race; ThreadSanitizer intercepts pthread calls. Every return code is checked,
 /// as swift-nio's `NIOLock` does.
-package struct Locked<Value>: @unchecked Sendable {
-    // @unchecked: the value is only reachable inside `withLock`, with the mutex held; the
-    // mutex is only used through pthread calls.
+package struct Locked<Value> {
     private let storage: LockStorage<Value>
 
     package init(_ value: consuming Value) { storage = LockStorage.make(value) }
@@ -24,8 +24,8 @@ package struct Locked<Value>: @unchecked Sendable {
     /// run inside.
     package func withLock<R, E: Error>(_ body: (inout Value) throws(E) -> R) throws(E) -> R {
         try storage.withUnsafeMutablePointers { (value, mutex) throws(E) -> R in
-            checkPthread(pthread_mutex_lock(mutex), "pthread_mutex_lock")
-            defer { checkPthread(pthread_mutex_unlock(mutex), "pthread_mutex_unlock") }
+            LockChecks.lock(mutex)
+            defer { LockChecks.unlock(mutex) }
             return try body(&value.pointee)
         }
     }
@@ -49,7 +49,7 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
         let storage = unsafeDowncast(buffer, to: LockStorage<Value>.self)
         storage.withUnsafeMutablePointerToElements { mutex in
             mutex.initialize(to: pthread_mutex_t())
-            checkPthread(pthread_mutex_init(mutex, nil), "pthread_mutex_init")
+            LockChecks.initialize(mutex)
         }
         return storage
     }
@@ -62,9 +62,6 @@ final class LockStorage<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     }
 }
 
-/// Stops the program when a pthread call fails: a failing lock operation is a broken
-/// invariant (a lock used after it was destroyed, or unlocked by another thread), never
-/// something to carry on from.
-func checkPthread(_ result: Int32, _ call: StaticString) {
-    precondition(result == 0, "ScopeGraph: \(call) failed with error \(result)")
-}
+// @unchecked: the value is only reachable inside `withLock`, with the mutex held; the mutex is
+// only used through pthread calls.
+extension Locked: @unchecked Sendable where Value: Sendable {}

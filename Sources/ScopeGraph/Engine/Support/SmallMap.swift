@@ -39,6 +39,9 @@ final class SmallMap<Key: Hashable, Value> {
     /// The value at `position` (from `position(of:)`).
     func value(at position: Int) -> Value { values[position] }
 
+    /// The key at `position` (from `position(of:)` or `firstPosition(where:)`).
+    func key(at position: Int) -> Key { keys[position] }
+
     subscript(key: Key) -> Value? { position(of: key).map { values[$0] } }
 
     /// Sets the value of `key`, replacing an earlier one.

@@ -1,0 +1,83 @@
+import Foundation
+import ScopeGraph
+import Testing
+import WatchdogSupport
+
+/// Nothing that can hold the last reference to a container or an instance is released while
+/// an engine lock is held: a deinit may resolve, and a resolve takes those locks. Debug builds
+/// check it (an engine lock held when a container's deinit runs stops the test process, and a
+/// thread that takes a lock it holds stops with a message instead of hanging); these tests
+/// make the races that would do it.
+@Suite struct DeinitOutsideLocksTests {
+    final class Handler: Sendable {}
+    final class PerRequest: Sendable {}
+    /// A cached instance whose deinit resolves a `perContainer` instance in a new child of
+    /// `home` (a build, which takes the coordinator's lock).
+    final class ResolvesInDeinit: Sendable {
+        let home: Container
+        let resolved: Counter
+        init(home: Container, resolved: Counter) {
+            self.home = home
+            self.resolved = resolved
+        }
+        deinit {
+            if (try? home.makeChild(name: "request").resolve(PerRequest.self)) != nil { resolved.increment() }
+        }
+    }
+
+    /// A resolve through A's link builds the collaborator B's singleton (published when the
+    /// resolve ends: it has a block) while another thread
+    /// drops B's last outside reference: B's deinit (which releases an instance whose deinit
+    /// resolves) runs on whichever thread lets B go, never under a lock. Rounds of two threads,
+    /// each bounded by a watchdog.
+    @Test(arguments: [false, true])
+    func aCollaboratorDroppedWhileAResolveThroughTheLinkFinishesIsFreedOutsideLocks(withShutdownHook: Bool) {
+        let home = Container(name: "home")
+        home.register(PerRequest.self, lifetime: .perContainer) { _ in PerRequest() }
+        let resolvedInDeinit = Counter()
+        let rounds = watchdogScale > 1 ? 400 : 2_000  // fewer under a sanitizer, which slows each round tenfold
+        var failedRounds: [Int] = []
+        for round in 0..<rounds {
+            let a = Container(name: "a")
+            // The test keeps no reference to B but this one, which the second thread drops.
+            let b = Guarded<Container?>(
+                Self.collaborator(of: a, home: home, resolved: resolvedInDeinit, withShutdownHook: withShutdownHook))
+            // Both threads start together; B is dropped after a delay that sweeps the resolve.
+            let delay = (round * 7) % 400
+            let arrived = Counter()
+            let finished = runOnThreads(2, timeout: 10) { index in
+                _ = arrived.increment()
+                while arrived.value < 2 {}
+                if index == 0 {
+                    _ = try? a.resolve(Handler.self)
+                } else {
+                    var spin = 0
+                    for step in 0..<(delay * 8) { spin &+= step }
+                    b.withLock { $0 = nil }
+                    withExtendedLifetime(spin) {}
+                }
+            }
+            if !finished { failedRounds.append(round) }
+            if failedRounds.count >= 3 { break }
+        }
+        #expect(failedRounds.isEmpty, "rounds that did not finish (a deadlock): \(failedRounds)")
+        #expect(resolvedInDeinit.value == rounds, "every freed instance's deinit resolved")
+    }
+
+    /// B, linked from `a`, with a cached instance whose deinit resolves and a singleton not
+    /// built yet.
+    private static func collaborator(of a: Container, home: Container, resolved: Counter, withShutdownHook: Bool)
+        -> Container
+    {
+        let b = Container(name: "b")
+        b.register(ResolvesInDeinit.self, lifetime: .singleton) { _ in ResolvesInDeinit(home: home, resolved: resolved)
+        }
+        // A block makes the instance incomplete until its resolve ends, so it is published at
+        // the end, when the resolving thread no longer holds B but through the weak link.
+        let handler = b.register(Handler.self, lifetime: .singleton) { _ in Handler() }.onResolved { _, _ in }
+        if withShutdownHook { handler.onShutdown { _ in } }
+        _ = try? b.resolve(ResolvesInDeinit.self)
+        a.collaborate(with: b)
+        return b
+    }
+}
