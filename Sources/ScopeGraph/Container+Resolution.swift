@@ -20,6 +20,13 @@ extension Container: Resolving, ResolutionEntryPoint {
             read.end()
             return cached
         }
+        // The typed fast path: a plain `unique` registration (`FastConstruction`).
+        if let entry = read.fastUnique(as: T.self) {
+            if let value = try FastConstruction.construct(entry, from: self, via: nil) {
+                return value
+            }
+            return try resolveInContext(type, memoized: MemoizedEntry(entry: entry))
+        }
         return try resolveInContext(type, memoized: read.endTakingEntry())
     }
 

@@ -8,7 +8,7 @@ import WatchdogSupport
 /// check it (an engine lock held when a container's deinit runs stops the test process, and a
 /// thread that takes a lock it holds stops with a message instead of hanging); these tests
 /// make the races that would do it.
-@Suite struct DeinitOutsideLocksTests {
+@Suite(.serialized) struct DeinitOutsideLocksTests {
     final class Handler: Sendable {}
     final class PerRequest: Sendable {}
     /// A cached instance whose deinit resolves a `perContainer` instance in a new child of
@@ -31,23 +31,33 @@ import WatchdogSupport
     /// resolves) runs on whichever thread lets B go, never under a lock. Rounds of two threads,
     /// each bounded by a watchdog.
     @Test(arguments: [false, true])
-    func aCollaboratorDroppedWhileAResolveThroughTheLinkFinishesIsFreedOutsideLocks(withShutdownHook: Bool) {
+    func aCollaboratorDroppedWhileAResolveThroughTheLinkFinishesIsFreedOutsideLocks(withShutdownHook: Bool) async {
+        // On a thread of its own: the rounds block and spin, which must not hold a thread of
+        // the cooperative pool (two on two cores) that other suites' tasks need meanwhile.
+        let (failedRounds, resolved, rounds) = await runOnNewThread {
+            Self.dropCollaboratorsDuringResolves(withShutdownHook: withShutdownHook)
+        }
+        #expect(failedRounds.isEmpty, "rounds that did not finish (a deadlock): \(failedRounds)")
+        #expect(resolved == rounds, "every freed instance's deinit resolved")
+    }
+
+    /// The rounds: the ones that did not finish, how many deinits resolved, how many rounds.
+    private static func dropCollaboratorsDuringResolves(withShutdownHook: Bool) -> ([Int], Int, Int) {
         let home = Container(name: "home")
         home.register(PerRequest.self, lifetime: .perContainer) { _ in PerRequest() }
         let resolvedInDeinit = Counter()
-        let rounds = watchdogScale > 1 ? 400 : 2_000  // fewer under a sanitizer, which slows each round tenfold
+        let rounds = watchdogScale > 1 ? 300 : 1_500  // fewer under a sanitizer, which slows each round tenfold
         var failedRounds: [Int] = []
         for round in 0..<rounds {
             let a = Container(name: "a")
             // The test keeps no reference to B but this one, which the second thread drops.
             let b = Guarded<Container?>(
-                Self.collaborator(of: a, home: home, resolved: resolvedInDeinit, withShutdownHook: withShutdownHook))
+                collaborator(of: a, home: home, resolved: resolvedInDeinit, withShutdownHook: withShutdownHook))
             // Both threads start together; B is dropped after a delay that sweeps the resolve.
             let delay = (round * 7) % 400
-            let arrived = Counter()
+            let start = Rendezvous()
             let finished = runOnThreads(2, timeout: 10) { index in
-                _ = arrived.increment()
-                while arrived.value < 2 {}
+                _ = index == 0 ? start.arriveFirst() : start.arriveSecond()
                 if index == 0 {
                     _ = try? a.resolve(Handler.self)
                 } else {
@@ -60,8 +70,7 @@ import WatchdogSupport
             if !finished { failedRounds.append(round) }
             if failedRounds.count >= 3 { break }
         }
-        #expect(failedRounds.isEmpty, "rounds that did not finish (a deadlock): \(failedRounds)")
-        #expect(resolvedInDeinit.value == rounds, "every freed instance's deinit resolved")
+        return (failedRounds, resolvedInDeinit.value, rounds)
     }
 
     /// B, linked from `a`, with a cached instance whose deinit resolves and a singleton not

@@ -122,7 +122,14 @@ extension Container {
             thread._withUnsafeGuaranteedRef { if $0.announced.load(ordering: .relaxed) != 0 { Reclamation.end($0) } }
             return nil
         }
-        return CachedRead(thread: thread, entry: found.entry, slot: found.slot)
+        // The fast path's registrations: `unique`, a plain synchronous factory (the key has
+        // no arguments), no blocks, and the key's type its own (so the entry is `Entry<T>`).
+        let isFastUnique =
+            found.slot == nil && found.ownType && FastConstruction.isEnabled
+            && found.entry._withUnsafeGuaranteedRef { entry in
+                entry.lifetime == .unique && entry.kind == .sync && !entry.hasOnResolvedBlocks
+            }
+        return CachedRead(thread: thread, entry: found.entry, slot: found.slot, isFastUnique: isFastUnique)
     }
 }
 
@@ -138,6 +145,8 @@ struct CachedRead {
     /// The registration's cache slot, for a cached lifetime whose own type was asked for;
     /// unretained, as `entry`.
     @usableFromInline let slot: Unmanaged<AnySlot>?
+    /// The registration may be constructed on the fast path (`FastConstruction`).
+    @usableFromInline let isFastUnique: Bool
 
     /// The instance published in `slot`, if there is one. Call before the read ends.
     @inlinable
@@ -149,6 +158,18 @@ struct CachedRead {
             assert(slot is Slot<T>, "ScopeGraph: the memo gave a \(Swift.type(of: slot)) for \(T.self)")
             return unsafeDowncast(slot, to: Slot<T>.self).readPublished()
         }
+    }
+
+    /// The registration, for the fast path (`FastConstruction`), closing the read; `nil` (the
+    /// read still open) when it is not a fast path's registration.
+    @inlinable
+    func fastUnique<T>(as type: T.Type) -> Entry<T>? {
+        guard isFastUnique else { return nil }
+        let entry = endTakingEntry().entry
+        // Invariant: `isFastUnique` holds only for a bucket of `T`'s own simple key
+        // (`MemoSnapshot.Bucket.ownType`), and `Entry<T>` is the registration of `T`.
+        assert(entry is Entry<T>, "ScopeGraph: the memo gave a \(Swift.type(of: entry)) for \(T.self)")
+        return unsafeDowncast(entry, to: Entry<T>.self)
     }
 
     /// Closes the protected read.
@@ -169,7 +190,10 @@ struct CachedRead {
 /// The registration the cached-read probe found memoized, handed to the general path.
 @usableFromInline
 struct MemoizedEntry {
-    let entry: AnyEntry
+    @usableFromInline let entry: AnyEntry
+
+    @usableFromInline
+    init(entry: AnyEntry) { self.entry = entry }
 }
 
 extension Container {

@@ -30,7 +30,7 @@ final class MemoSnapshot: @unchecked Sendable {
     }
 
     /// What `probe` found: the memoized entry and, for a cached lifetime read here, its slot.
-    typealias ProbeResult = (entry: Unmanaged<AnyEntry>, slot: Unmanaged<AnySlot>?)
+    typealias ProbeResult = (entry: Unmanaged<AnyEntry>, slot: Unmanaged<AnySlot>?, ownType: Bool)
 
     let count: Int
     private let mask: Int
@@ -110,10 +110,10 @@ final class MemoSnapshot: @unchecked Sendable {
             guard let candidate = bucket.pointee.type else { return nil }
             if candidate == type, bucket.pointee.isSimple {
                 let entry = Unmanaged.passUnretained(bucket.pointee.entry!)
-                guard bucket.pointee.ownType, let slot = bucket.pointee.slot,
-                    perContainerToo || !bucket.pointee.isPerContainer
-                else { return (entry, nil) }
-                return (entry, .passUnretained(slot))
+                let ownType = bucket.pointee.ownType
+                guard ownType, let slot = bucket.pointee.slot, perContainerToo || !bucket.pointee.isPerContainer
+                else { return (entry, nil, ownType) }
+                return (entry, .passUnretained(slot), ownType)
             }
             index = (index + 1) & mask
         }

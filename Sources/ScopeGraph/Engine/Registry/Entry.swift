@@ -2,6 +2,7 @@ import Synchronization
 
 /// A registration as a container stores it: key, lifetime, owner, and the forwarded keys and
 /// `onResolved` blocks added later. `Entry<T>` adds the factory and the cache slot.
+@usableFromInline
 package class AnyEntry: @unchecked Sendable {
     // @unchecked: the stored properties are immutable after init, except the atomics and
     // `extras`, which is behind its own lock.

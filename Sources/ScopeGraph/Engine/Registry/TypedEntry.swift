@@ -1,10 +1,11 @@
 /// A registration of `T`: its factory, and for owner-rooted lifetimes the slot in its owner.
+@usableFromInline
 final class Entry<T>: AnyEntry, @unchecked Sendable {
     // @unchecked: see AnyEntry; the added properties are immutable.
     /// The factory, called for a resolve without runtime arguments. Stored as a closure, not
     /// as a `Factory<T>`: generic code that is not specialized for `T` would look up the
     /// enum's metadata at every call.
-    private let callPlain: @Sendable (Resolver) throws -> T
+    @usableFromInline let callPlain: @Sendable (Resolver) throws -> T
     /// The factory of a registration with runtime arguments; `nil` for most.
     private let argumentFactory: ArgumentFactory<T>?
     /// The factory of an async registration; `nil` for the others.

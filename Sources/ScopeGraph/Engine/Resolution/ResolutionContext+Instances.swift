@@ -241,6 +241,13 @@ extension ResolutionContext {
     /// Pops the frame after the factory returned: records the instance for observers and
     /// queues its `onResolved` blocks (their resolver starts at `root`, like the factory's).
     func leaveConstruction<T>(_ entry: AnyEntry, key: Key, root: Container, value: T) {
+        leaveConstruction(entry)
+        // Boxed as `Any` only for blocks: most instances have none.
+        if entry.hasOnResolvedBlocks { queueBlocks(of: entry, key: key, root: root, instance: value) }
+    }
+
+    /// `leaveConstruction` without the blocks (the fast path's entries have none).
+    func leaveConstruction(_ entry: AnyEntry) {
         stack.removeLast()
         lastConstructed = entry.serial
         lastConstructedDepth = stack.count
@@ -249,8 +256,6 @@ extension ResolutionContext {
         let incomplete = incompleteDepth > stack.count || entry.hasOnResolvedBlocks
         lastConstructedIsIncomplete = incomplete
         if incomplete { noteIncompleteRead() }
-        // Boxed as `Any` only for blocks: most instances have none.
-        if entry.hasOnResolvedBlocks { queueBlocks(of: entry, key: key, root: root, instance: value) }
     }
 
     /// Pops the frame after the factory threw; returns the error to throw: a nested

@@ -33,7 +33,7 @@ extension ResolutionContext {
 
     /// Ends a successful top-level resolve: runs the pending `onResolved` blocks and
     /// publishes what it built (with the resolves it shares a cycle with, if any).
-    private func endTopLevel() throws {
+    func endTopLevel() throws {
         if !usedCoordinator {
             guard !pending.isEmpty else { return }
             do {
@@ -66,7 +66,7 @@ extension ResolutionContext {
     /// Unbinds the finished context from `thread`; returns whether the thread may keep it as
     /// its spare (it keeps none yet). Whether the spare may be reused is decided when it is
     /// taken (`takeSpare`, which resets its coordination state, `isAsync` included).
-    private func unbind(from thread: ThreadState) -> Bool {
+    func unbind(from thread: ThreadState) -> Bool {
         thread.context = nil
         topLevelStart = nil
         clearFinishedWork()
@@ -82,7 +82,7 @@ extension ResolutionContext {
     /// no other reference to it is left (then none can appear: nothing hands it out any more),
     /// and its coordination state is reset under the coordinator's lock, which orders the
     /// other threads' last accesses before this thread's.
-    private static func takeSpare(of thread: ThreadState) -> ResolutionContext? {
+    static func takeSpare(of thread: ThreadState) -> ResolutionContext? {
         guard var spare = thread.spare.take() else { return nil }
         guard spare.usedCoordinator else { return spare }
         guard isKnownUniquelyReferenced(&spare) else { return nil }
