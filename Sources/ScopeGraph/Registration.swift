@@ -69,8 +69,11 @@ public final class Registration<T>: Sendable {
     ///     .onResolved { r, child in child.parent = try r.resolve() }
     /// ```
     ///
-    /// An instance taken from a cache does not run its blocks again. If a block throws, the
-    /// whole resolve fails and nothing it built is cached.
+    /// An instance taken from a cache does not run its blocks again. A cached instance with
+    /// blocks is published to other threads when the top-level resolve ends, with everything
+    /// built from it. If a block throws, the whole resolve fails, and those instances are not
+    /// cached; instances that were complete (no blocks, built only from published instances)
+    /// were published when their factories returned and stay cached.
     /// - Parameter body: Receives a resolver joined to the resolve in progress and the instance.
     /// - Returns: This registration, for chaining.
     @discardableResult

@@ -7,7 +7,9 @@ import Testing
 // describes across threads is tested by ConcurrencyTests and StressTests.
 
 @Suite struct ConcurrencyArticleTests {
-    final class A: Sendable {}
+    final class A: Sendable {
+        func start() {}
+    }
     final class B: Sendable {
         let a: A
         init(a: A) { self.a = a }
@@ -18,10 +20,12 @@ import Testing
     }
     final class Index: Sendable {}
 
-    /// "A cycle of waits from delayed publication": the registrations (one thread here).
+    /// "A cycle of waits from delayed publication": the registrations (one thread here). `A`
+    /// has a block, so it is published only when the resolve that built it ends.
     @Test func topSharesTheSingletonsItsDependenciesUse() throws {
         let container = Container()
         container.register(A.self, lifetime: .singleton) { _ in A() }
+            .onResolved { _, a in a.start() }  // a block: A is incomplete until its resolve ends
         container.register(B.self, lifetime: .singleton) { r in B(a: try r.resolve()) }
         container.register(Top.self) { r in Top(a: try r.resolve(), b: try r.resolve()) }  // graph
         let top = try container.resolve(Top.self)
