@@ -21,8 +21,9 @@ import WatchdogSupport
     }
     final class Top: Sendable {}
     final class Left: @unchecked Sendable {
-        // @unchecked: set once by the block, before the pair is published.
-        var right: Right?
+        // @unchecked: set once by the block, before the pair is published. Weak: the pair
+        // would otherwise keep itself alive.
+        weak var right: Right?
     }
     final class Right: Sendable {
         let left: Left
@@ -34,6 +35,7 @@ import WatchdogSupport
     /// instead of waiting for the whole resolve (which waits for that thread: a deadlock).
     @Test func aCompleteSingletonIsVisibleToAnotherThreadWhileTheResolveThatBuiltItStillRuns() throws {
         let container = Container(name: "app")
+        defer { container.removeAll() }  // a factory captures the container
         let runs = Counter()
         container.register(Pool.self, lifetime: .singleton) { _ in
             runs.increment()
@@ -112,6 +114,7 @@ import WatchdogSupport
     /// the resolve: another thread that asks meanwhile waits, and then gets that instance.
     @Test func anInstanceBuiltFromAnIncompleteOneIsPublishedWithIt() throws {
         let container = Container(name: "app")
+        defer { container.removeAll() }  // a factory captures the container
         let blockRan = Guarded(false)
         container.register(Config.self, lifetime: .singleton) { _ in Config() }
             .onResolved { _, _ in blockRan.withLock { $0 = true } }
@@ -145,6 +148,7 @@ import WatchdogSupport
     @Test(arguments: [true, false])
     func aChildTaskReadingAnIncompleteInstanceMakesTheFactorysInstanceIncomplete(configHasBlock: Bool) async throws {
         let container = Container(name: "app")
+        defer { container.removeAll() }  // a factory captures the container
         let registration = container.register(Config.self, lifetime: .singleton) { _ in Config() }
         if configHasBlock { registration.onResolved { _, _ in } }
         container.register(Service.self, lifetime: .singleton) { r in
