@@ -22,9 +22,9 @@ extension BuildCoordinator {
         context.usedCoordinator = true
         // The first decision is made without a continuation or a cancellation handler: most
         // requests read or build at once (a cancelled task still does; cancellation ends waits).
-        let first = withLock { graveyard in
+        let first = withLock { releases in
             joinOwnGroup(context)
-            return decide(slot, for: context, key: key, waitedOn: handedOffTo, suspending: true, into: &graveyard)
+            return decide(slot, for: context, key: key, waitedOn: handedOffTo, suspending: true, into: &releases)
         }
         switch first {
         case .read(let value): return value
@@ -42,11 +42,11 @@ extension BuildCoordinator {
             var decided: SlotAction?
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let suspends = withLock { graveyard in
+                    let suspends = withLock { releases in
                         joinOwnGroup(context)
                         stopWaiting(context)
                         let action = decide(
-                            slot, for: context, key: key, waitedOn: waitedOn, suspending: true, into: &graveyard)
+                            slot, for: context, key: key, waitedOn: waitedOn, suspending: true, into: &releases)
                         guard case .wait(let owner) = action, !waiter.isCancelled else {
                             decided = action
                             return false
@@ -80,9 +80,9 @@ extension BuildCoordinator {
     func finishAsync(_ context: ResolutionContext) async throws {
         // The first step is taken without suspending: a resolve alone in its group (one that
         // only read or built instances) finishes in one lock.
-        var step: FinishStep? = withLock { graveyard in
+        var step: FinishStep? = withLock { releases in
             begin(finishing: context)
-            return finishStepRetiring(context, into: &graveyard)
+            return finishStepRetiring(context, into: &releases)
         }
         var waiter: Waiter?
         while true {
@@ -90,8 +90,8 @@ extension BuildCoordinator {
                 let current = waiter ?? makeWaiter()
                 waiter = current
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let suspends = withLock { graveyard in
-                        step = finishStepRetiring(context, into: &graveyard)
+                    let suspends = withLock { releases in
+                        step = finishStepRetiring(context, into: &releases)
                         if step == nil {
                             suspended[current.id] = SuspendedWait(context: context, continuation: continuation)
                         }
@@ -109,9 +109,9 @@ extension BuildCoordinator {
                 throw error
             case .runBlocks(var work):
                 let failure = runBlocks(&work, of: context)
-                withLock { graveyard in endBlocks(of: context, failure: failure, into: &graveyard) }
+                withLock { releases in endBlocks(of: context, failure: failure, into: &releases) }
                 if let failure {
-                    withLock { graveyard in retire(context, into: &graveyard) }
+                    withLock { releases in retire(context, into: &releases) }
                     throw failure
                 }
                 step = nil
@@ -123,11 +123,12 @@ extension BuildCoordinator {
 
     /// `finishStep`, retiring `context` when the step ends its resolve; `nil` for `.wait`.
     /// Call with the lock held.
-    private func finishStepRetiring(_ context: ResolutionContext, into graveyard: inout Graveyard) -> FinishStep? {
-        let step = finishStep(context, into: &graveyard)
+    private func finishStepRetiring(_ context: ResolutionContext, into releases: inout DeferredReleases) -> FinishStep?
+    {
+        let step = finishStep(context, into: &releases)
         switch step {
         case .wait: return nil
-        case .done, .failed: retire(context, into: &graveyard)
+        case .done, .failed: retire(context, into: &releases)
         case .runBlocks: break
         }
         return step
@@ -157,7 +158,9 @@ extension BuildCoordinator {
     /// not failed) from the group of the resolve it built for: its error stays in its slots
     /// for those waiting for them (that resolve among them), which may handle it, instead of
     /// failing that whole resolve. True when it withdrew. Call with the lock held.
-    func withdraw(failedBuild context: ResolutionContext, error: any Error, into graveyard: inout Graveyard) -> Bool {
+    func withdraw(failedBuild context: ResolutionContext, error: any Error, into releases: inout DeferredReleases)
+        -> Bool
+    {
         // Invariant: a branch never fails (`runBranch` ends it either way), so a context with a
         // `handedOffBy` that fails is a handed-off build.
         assert(
@@ -167,9 +170,9 @@ extension BuildCoordinator {
             !(error is CancellationError)
         else { return false }
         context.isDone = true
-        release(context, failure: error, into: &graveyard)
+        release(context, failure: error, into: &releases)
         group.members.removeAll { $0 === context }
-        retire(context, into: &graveyard)
+        retire(context, into: &releases)
         wakeAll()
         return true
     }

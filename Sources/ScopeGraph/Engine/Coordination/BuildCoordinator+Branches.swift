@@ -30,11 +30,11 @@ extension BuildCoordinator {
     /// Ends a branch's request: a slot it took and never built (it failed or was cancelled
     /// in between) is given up, so that others build it.
     func end(_ branch: ResolutionContext) {
-        withLock { graveyard in
+        withLock { releases in
             for slot in branch.ownedSlots where slot.build.builder === branch && slot.build.built == nil {
                 slot.build = .idle
                 wakeReaders(of: slot)
-                graveyard.append(slot)
+                releases.append(slot)
             }
             branch.ownedSlots.removeAll { $0.build.builder !== branch }
             wakeAll()

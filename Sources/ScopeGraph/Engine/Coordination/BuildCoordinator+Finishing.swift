@@ -9,12 +9,12 @@ extension BuildCoordinator {
     /// error if a member or a block failed. Blocks this thread while the group's other
     /// members have not finished (the synchronous driver of `finishStep`).
     func finish(_ context: ResolutionContext) throws {
-        try withLock { graveyard in
+        try withLock { releases in
             begin(finishing: context)
             // The group and its members reference each other; a finished member lets go.
-            defer { retire(context, into: &graveyard) }
+            defer { retire(context, into: &releases) }
             while true {
-                switch finishStep(context, into: &graveyard) {
+                switch finishStep(context, into: &releases) {
                 case .done:
                     return
                 case .failed(let error):
@@ -23,7 +23,7 @@ extension BuildCoordinator {
                     unlockResuming()
                     let failure = runBlocks(&work, of: context)
                     lock.lock()
-                    endBlocks(of: context, failure: failure, into: &graveyard)
+                    endBlocks(of: context, failure: failure, into: &releases)
                     if let failure { throw failure }
                 case .wait:
                     if let running = context.group.members.first(where: { $0.isAsync && !$0.isDone }) {
@@ -58,12 +58,12 @@ extension BuildCoordinator {
     }
 
     /// The state machine of a finishing resolve. Call with the lock held.
-    func finishStep(_ context: ResolutionContext, into graveyard: inout Graveyard) -> FinishStep {
+    func finishStep(_ context: ResolutionContext, into releases: inout DeferredReleases) -> FinishStep {
         if let error = context.group.error {
             // Another member failed; this one's builds succeeded and are discarded. Their
             // slots become free, so that resolves waiting for them build them again instead of
             // taking that member's error for the failure of a build they never asked for.
-            release(context, keepingError: false, into: &graveyard)
+            release(context, keepingError: false, into: &releases)
             wakeAll()  // waiters on the released slots build them themselves
             return .failed(error)
         }
@@ -77,25 +77,25 @@ extension BuildCoordinator {
             context.group.runningBlocks += 1
             return .runBlocks(work)
         }
-        if let error = shutDownTarget(of: context, into: &graveyard) {
+        if let error = shutDownTarget(of: context, into: &releases) {
             context.group.error = error
-            release(context, into: &graveyard)
+            release(context, into: &releases)
             wakeAll()
             return .failed(error)
         }
-        for member in context.group.members { publish(member, into: &graveyard) }
+        for member in context.group.members { publish(member, into: &releases) }
         context.group.published = true
         wakeAll()
         return .done
     }
 
     /// Records that blocks `finishStep` handed out have run. Call with the lock held.
-    func endBlocks(of context: ResolutionContext, failure: (any Error)?, into graveyard: inout Graveyard) {
+    func endBlocks(of context: ResolutionContext, failure: (any Error)?, into releases: inout DeferredReleases) {
         // The group may have merged into another meanwhile: the count moved with it.
         context.group.runningBlocks -= 1
         if let failure {
             if context.group.error == nil { context.group.error = failure }
-            release(context, into: &graveyard)
+            release(context, into: &releases)
         }
         wakeAll()
     }
@@ -104,18 +104,18 @@ extension BuildCoordinator {
     func fail(_ context: ResolutionContext, with error: any Error) {
         // The blocks that will never run are released after unlocking: they hold resolvers of
         // this context (a cycle otherwise), and instances whose deinit may resolve.
-        let unrun = withLock { graveyard -> [ResolutionContext.PendingBlocks] in
+        let unrun = withLock { releases -> [ResolutionContext.PendingBlocks] in
             defer { context.pending = [] }
             let unrun = context.pending
             joinOwnGroup(context)
-            if withdraw(failedBuild: context, error: error, into: &graveyard) { return unrun }
+            if withdraw(failedBuild: context, error: error, into: &releases) { return unrun }
             // A caller cancelled while it waited: the builds it handed off go on, for the
             // other callers, as a group of their own.
             if error is CancellationError { detachHandedOffBuilds(of: context) }
             context.isDone = true
             if context.group.error == nil { context.group.error = error }
-            release(context, into: &graveyard)
-            retire(context, into: &graveyard)
+            release(context, into: &releases)
+            retire(context, into: &releases)
             wakeAll()
             return unrun
         }

@@ -34,11 +34,11 @@ final class BuildCoordinator: @unchecked Sendable {
         // A request that declines to wait suspends instead (its task waits as a reader), so
         // it may wait for a resolve that suspends.
         let declinesWaiting = context.declinesWaitingAtTop && context.stack.isEmpty
-        return try withLock { graveyard in
+        return try withLock { releases in
             joinOwnGroup(context)
             while true {
                 switch decide(
-                    slot, for: context, key: key, waitedOn: nil, suspending: declinesWaiting, into: &graveyard)
+                    slot, for: context, key: key, waitedOn: nil, suspending: declinesWaiting, into: &releases)
                 {
                 case .read(let value):
                     return value
@@ -67,10 +67,10 @@ final class BuildCoordinator: @unchecked Sendable {
     }
 
     /// The state machine's transition for a resolve that needs `slot`. Call with the lock
-    /// held. Groups absorbed by a merge go to `graveyard`.
+    /// held. Groups absorbed by a merge go to `releases`.
     func decide(
         _ slot: AnySlot, for context: ResolutionContext, key: Key, waitedOn: ResolutionContext?, suspending: Bool,
-        into graveyard: inout Graveyard
+        into releases: inout DeferredReleases
     ) -> SlotAction {
         if let error = context.group.error { return .fail(error) }
         // First what the build this resolve waited for left for it (a requester takes what its
@@ -84,7 +84,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 if builder.handedOffBy === context {
                     slot.build = .idle
                     builder.deliveredSlots.removeAll { $0 === slot }
-                    graveyard.append(built)
+                    releases.append(built)
                 }
                 return .read(built.value)
             default: break
@@ -95,7 +95,7 @@ final class BuildCoordinator: @unchecked Sendable {
             // Nothing is built for a container whose shutdown has begun: a resolve that looked
             // the registration up before (and waited for a build the shutdown discarded) fails
             // here instead of running the factory for a publication that would fail.
-            if let name = slot.logOwner(keepingIn: &graveyard)?.shutDownName {
+            if let name = slot.logOwner(keepingIn: &releases)?.shutDownName {
                 return .fail(context.shutDownError(key, container: name))
             }
             slot.build = .building(context)
@@ -119,7 +119,7 @@ final class BuildCoordinator: @unchecked Sendable {
             // Merged until the cycles left, if any, lie within one group: each merge lets the
             // members read instances built in the groups it joins.
             while true {
-                graveyard.append(contentsOf: merge(cycle + [context]))
+                releases.append(contentsOf: merge(cycle + [context]))
                 guard let next = waitCycle(from: owner, to: context),
                     next.contains(where: { $0.group !== context.group })
                 else { break }
@@ -146,19 +146,19 @@ final class BuildCoordinator: @unchecked Sendable {
     /// Throws `.containerShutDown`, publishing nothing, when the shutdown of the slot's
     /// container has begun (checked under this lock, as `Container.shutdown()` marks under it).
     func publish(_ slot: AnySlot, _ built: SlotBuildState.Built, by context: ResolutionContext) throws {
-        try withLock { graveyard in
+        try withLock { releases in
             assert(slot.build.builder === context, "ScopeGraph: a slot published by a resolve that did not own it")
-            if let name = slot.logOwner(keepingIn: &graveyard)?.shutDownName {
+            if let name = slot.logOwner(keepingIn: &releases)?.shutDownName {
                 // The slot stays this resolve's: its failure (or, if a factory handles the
                 // error, its finish) releases it, leaving the error for its waiters.
-                built.discard(into: &graveyard)
+                built.discard(into: &releases)
                 throw ResolutionError(
                     kind: .containerShutDown, key: built.entry.key.serviceKey,
                     path: (context.pathKeys + [built.entry.key]).map(\.serviceKey),
                     suggestions: [Container.shutDownRemedy(name)])
             }
             if let index = context.ownedSlots.lastIndex(where: { $0 === slot }) {
-                graveyard.append(context.ownedSlots.remove(at: index))
+                releases.append(context.ownedSlots.remove(at: index))
             }
             if context.handedOffBy == nil {
                 slot.build = .idle
@@ -167,7 +167,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 slot.build = .delivered(context, built)
                 context.deliveredSlots.append(slot)
             }
-            let weakInstance = publish(built, in: slot, into: &graveyard)
+            let weakInstance = publish(built, in: slot, into: &releases)
             wakeReaders(of: slot, published: weakInstance)
             wakeAll()
         }
@@ -188,9 +188,9 @@ final class BuildCoordinator: @unchecked Sendable {
     /// Gives up a slot whose factory failed (or whose value cannot be kept), so that others
     /// may build it.
     func abandon(_ slot: AnySlot, by context: ResolutionContext) {
-        withLock { graveyard in
+        withLock { releases in
             if slot.build.builder === context {
-                slot.build.built?.discard(into: &graveyard)
+                slot.build.built?.discard(into: &releases)
                 slot.build = .idle
                 wakeReaders(of: slot)
             }
@@ -215,17 +215,17 @@ final class BuildCoordinator: @unchecked Sendable {
         context.waitingSlot = nil
     }
 
-    /// Runs `body` with the lock held; what it puts in the graveyard is released after
+    /// Runs `body` with the lock held; what it puts in `releases` is released after
     /// unlocking (an instance's or a group's last reference may go there, and a deinit may
     /// resolve).
-    func withLock<R>(_ body: (inout Graveyard) throws -> R) rethrows -> R {
-        var graveyard = Graveyard()
+    func withLock<R>(_ body: (inout DeferredReleases) throws -> R) rethrows -> R {
+        var releases = DeferredReleases()
         lock.lock()
         defer {
             unlockResuming()
-            graveyard.empty()
+            releases.releaseAll()
         }
-        return try body(&graveyard)
+        return try body(&releases)
     }
 
     /// A continuation to resume after unlocking (`pendingResumes`).

@@ -43,13 +43,13 @@ enum SlotBuildState {
             self.sequence = sequence
         }
 
-        /// Hands what a discarded build holds to `graveyard`, for release after unlocking: the
+        /// Hands what a discarded build holds to `releases`, for release after unlocking: the
         /// box, a weak slot's instance, and the registration (removed or replaced meanwhile,
         /// this may be its last reference, and its deinit releases the factory's captures).
-        func discard(into graveyard: inout Graveyard) {
-            graveyard.append(box)
-            if let object { graveyard.append(object) }
-            graveyard.append(entry)
+        func discard(into releases: inout DeferredReleases) {
+            releases.append(box)
+            if let object { releases.append(object) }
+            releases.append(entry)
         }
     }
 

@@ -125,7 +125,7 @@ extension ResolutionContext {
         // resolve's, as a failed request's built dependencies are in one context (its error
         // reaches the factory, which decides whether the resolve fails).
         BuildCoordinator.shared.end(branch)
-        startOwnTask {
+        startImmediateTask {
             _ = try? await BuildCoordinator.shared.finishAsync(branch)  // retires it (`retire`)
             branch.clearFinishedWork()
             AsyncActivity.leave()
