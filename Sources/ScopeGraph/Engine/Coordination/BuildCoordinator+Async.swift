@@ -1,5 +1,5 @@
 /// The async driver of the coordinator's state machine: the same decisions (`decide`,
-/// `finishStep`) as a thread's, but a task that must wait suspends on a continuation instead
+/// `decideFinish`) as a thread's, but a task that must wait suspends on a continuation instead
 /// of blocking its thread, and a cancelled task stops waiting.
 extension BuildCoordinator {
     /// One suspended wait, so that a cancellation handler can find it. `isCancelled` is only
@@ -39,16 +39,16 @@ extension BuildCoordinator {
         // The resolve whose build this one waited for last: if that build fails, its error.
         var waitedOn = handedOffTo
         while true {
-            var decided: SlotAction?
+            var decided: SlotDecision?
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let suspends = withLock { releases in
                         joinOwnGroup(context)
                         stopWaiting(context)
-                        let action = decide(
+                        let decision = decide(
                             slot, for: context, key: key, waitedOn: waitedOn, suspending: true, into: &releases)
-                        guard case .wait(let owner) = action, !waiter.isCancelled else {
-                            decided = action
+                        guard case .wait(let owner) = decision, !waiter.isCancelled else {
+                            decided = decision
                             return false
                         }
                         startWaiting(context, on: owner, for: slot, key: key)
@@ -78,29 +78,29 @@ extension BuildCoordinator {
     /// `finish` for an async resolve: suspends while the group's other members have not
     /// finished. Not cancellable: the resolve's instances are published or released first.
     func finishAsync(_ context: ResolutionContext) async throws {
-        // The first step is taken without suspending: a resolve alone in its group (one that
-        // only read or built instances) finishes in one lock.
-        var step: FinishStep? = withLock { releases in
+        // The first decision is made without suspending: a resolve alone in its group (one
+        // that only read or built instances) finishes in one lock.
+        var decision: FinishDecision? = withLock { releases in
             begin(finishing: context)
-            return finishStepRetiring(context, into: &releases)
+            return decideFinishRetiring(context, into: &releases)
         }
         var waiter: Waiter?
         while true {
-            if step == nil {
+            if decision == nil {
                 let current = waiter ?? makeWaiter()
                 waiter = current
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let suspends = withLock { releases in
-                        step = finishStepRetiring(context, into: &releases)
-                        if step == nil {
+                        decision = decideFinishRetiring(context, into: &releases)
+                        if decision == nil {
                             suspended[current.id] = SuspendedWait(context: context, continuation: continuation)
                         }
-                        return step == nil
+                        return decision == nil
                     }
                     if !suspends { continuation.resume() }
                 }
             }
-            switch step {
+            switch decision {
             case nil:
                 continue  // woken: decide again
             case .done:
@@ -114,24 +114,25 @@ extension BuildCoordinator {
                     withLock { releases in retire(context, into: &releases) }
                     throw failure
                 }
-                step = nil
+                decision = nil
             case .wait:
                 preconditionFailure("ScopeGraph: a finishing resolve woke without a step")
             }
         }
     }
 
-    /// `finishStep`, retiring `context` when the step ends its resolve; `nil` for `.wait`.
-    /// Call with the lock held.
-    private func finishStepRetiring(_ context: ResolutionContext, into releases: inout DeferredReleases) -> FinishStep?
+    /// `decideFinish`, retiring `context` when the decision ends its resolve; `nil` for
+    /// `.wait`. Call with the lock held.
+    private func decideFinishRetiring(_ context: ResolutionContext, into releases: inout DeferredReleases)
+        -> FinishDecision?
     {
-        let step = finishStep(context, into: &releases)
-        switch step {
+        let decision = decideFinish(context, into: &releases)
+        switch decision {
         case .wait: return nil
         case .done, .failed: retire(context, into: &releases)
         case .runBlocks: break
         }
-        return step
+        return decision
     }
 
     /// Makes `builder` the owner of `slot`, which `requester` owns: the factory runs in

@@ -7,14 +7,14 @@ extension BuildCoordinator {
     /// the members' pending `onResolved` blocks in the order their factories finished (each
     /// with its own context bound), and then every instance is published. Throws the group's
     /// error if a member or a block failed. Blocks this thread while the group's other
-    /// members have not finished (the synchronous driver of `finishStep`).
+    /// members have not finished (the synchronous driver of `decideFinish`).
     func finish(_ context: ResolutionContext) throws {
         try withLock { releases in
             begin(finishing: context)
             // The group and its members reference each other; a finished member lets go.
             defer { retire(context, into: &releases) }
             while true {
-                switch finishStep(context, into: &releases) {
+                switch decideFinish(context, into: &releases) {
                 case .done:
                     return
                 case .failed(let error):
@@ -38,8 +38,9 @@ extension BuildCoordinator {
         }
     }
 
-    /// What a finishing resolve does next (`finish`, `finishAsync`).
-    enum FinishStep {
+    /// What a finishing resolve does next: decided by `decideFinish`, under the lock; the
+    /// caller (`finish`, `finishAsync`) acts on it.
+    enum FinishDecision {
         /// Published (by this member or another): the resolve succeeded.
         case done
         /// The group failed; this member's slots are released.
@@ -58,7 +59,7 @@ extension BuildCoordinator {
     }
 
     /// The state machine of a finishing resolve. Call with the lock held.
-    func finishStep(_ context: ResolutionContext, into releases: inout DeferredReleases) -> FinishStep {
+    func decideFinish(_ context: ResolutionContext, into releases: inout DeferredReleases) -> FinishDecision {
         if let error = context.group.error {
             // Another member failed; this one's builds succeeded and are discarded. Their
             // slots become free, so that resolves waiting for them build them again instead of
@@ -89,7 +90,7 @@ extension BuildCoordinator {
         return .done
     }
 
-    /// Records that blocks `finishStep` handed out have run. Call with the lock held.
+    /// Records that blocks `decideFinish` handed out have run. Call with the lock held.
     func endBlocks(of context: ResolutionContext, failure: (any Error)?, into releases: inout DeferredReleases) {
         // The group may have merged into another meanwhile: the count moved with it.
         context.group.runningBlocks -= 1

@@ -11,8 +11,8 @@ import Synchronization
 /// member has finished, and fails together. A constructor cycle across threads (the slot's
 /// factory is still running) is reported as `.circularDependency`, as on one thread.
 ///
-/// The decisions are made under one lock (`decide` returns a `SlotAction`); no factory or
-/// block ever runs under it, and what the lock protected is released after unlocking (a
+/// The decisions are made under one lock (`decide` returns a `SlotDecision`, `decideFinish` a
+/// `FinishDecision`); no factory or block ever runs under it, and what the lock protected is released after unlocking (a
 /// deinit may resolve).
 final class BuildCoordinator: @unchecked Sendable {
     // @unchecked: `suspended` is only touched with `lock` held; `waiterSerials` is atomic.
@@ -71,7 +71,7 @@ final class BuildCoordinator: @unchecked Sendable {
     func decide(
         _ slot: AnySlot, for context: ResolutionContext, key: Key, waitedOn: ResolutionContext?, suspending: Bool,
         into releases: inout DeferredReleases
-    ) -> SlotAction {
+    ) -> SlotDecision {
         if let error = context.group.error { return .fail(error) }
         // First what the build this resolve waited for left for it (a requester takes what its
         // handed-off build delivered, so that the slot no longer holds it).
@@ -140,6 +140,23 @@ final class BuildCoordinator: @unchecked Sendable {
             }
         }
         return .wait(for: owner)
+    }
+
+    /// What a resolve does about a slot it needs: decided by `decide`, under the lock; the
+    /// caller (`acquire`, `acquireAsync`) acts on it after unlocking.
+    enum SlotDecision {
+        /// Use this published instance.
+        case read(Any)
+        /// Use this instance, built by this resolve or its group and not published: incomplete
+        /// (a cycle in flight), so what is built from it is incomplete too.
+        case readBuilt(Any)
+        /// The slot is now this resolve's to build.
+        case build
+        /// Another resolve builds it: wait for it (a thread blocks on the coordinator's
+        /// condition), then decide again.
+        case wait(for: ResolutionContext)
+        /// Fail: a constructor cycle, or the group already failed.
+        case fail(any Error)
     }
 
     /// Publishes the complete instance `context` built for `slot`, which it owns, at once.

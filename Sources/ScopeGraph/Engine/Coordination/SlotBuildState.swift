@@ -67,20 +67,3 @@ enum SlotBuildState {
         return nil
     }
 }
-
-/// What a resolve does about a slot it needs, decided under the coordinator's lock
-/// (`BuildCoordinator.decide`).
-enum SlotAction {
-    /// Use this published instance.
-    case read(Any)
-    /// Use this instance, built by this resolve or its group and not published: incomplete
-    /// (a cycle in flight), so what is built from it is incomplete too.
-    case readBuilt(Any)
-    /// The slot is now this resolve's to build.
-    case build
-    /// Another resolve builds it: wait for it (a thread blocks on the coordinator's
-    /// condition), then decide again.
-    case wait(for: ResolutionContext)
-    /// Fail: a constructor cycle, or the group already failed.
-    case fail(any Error)
-}
