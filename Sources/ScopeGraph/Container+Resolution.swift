@@ -61,9 +61,9 @@ extension Container: Resolving, ResolutionEntryPoint {
         if ResolutionContext.branchPointElsewhere != nil { return .resolveAsync }
         let key = Key(T.self, tag: tag)
         let startsResolve = ResolutionContext.taskContext?.isRunningInCurrentTask != true
-        let step = try ResolutionContext.shortcut(
+        let decision = try ResolutionContext.shortcut(
             key, as: T.self, from: self, startsResolve: startsResolve, deliver: deliver)
-        switch step {
+        switch decision {
         case .delivered: return .delivered
         case .awaitBuild: return .awaitBuild
         case .resolveAsync: return .resolveAsync
@@ -139,9 +139,9 @@ extension Container: Resolving, ResolutionEntryPoint {
             let startsResolve = running?.isRunningInCurrentTask != true
             var found: Carried<T>?
             shortcut: while true {
-                let step = try ResolutionContext.shortcut(
+                let decision = try ResolutionContext.shortcut(
                     key, as: T.self, from: self, startsResolve: startsResolve, deliver: { found = Carried($0) })
-                switch step {
+                switch decision {
                 case .delivered:
                     // Invariant: `.delivered` means `deliver` was called.
                     if let found { return found }
@@ -149,11 +149,13 @@ extension Container: Resolving, ResolutionEntryPoint {
                 case .awaitBuild(let slot):
                     // Woken when that build ends: the published instance is read next time,
                     // or handed over (a weak slot's, which nothing else may hold by then).
-                    switch try await BuildCoordinator.shared.awaitBuild(of: slot) {
-                    case .ended: continue shortcut
+                    switch await BuildCoordinator.shared.awaitBuild(of: slot) {
+                    case .lookAgain: continue shortcut
                     case .notBuilding: break shortcut
                     // Checked: a slot of `T`'s registration publishes instances of `T`.
-                    case .instance(let instance): return Carried(instance.value as! T)
+                    case .published(let instance): return Carried(instance.value as! T)
+                    case .failed(let error): throw error
+                    case .cancelled: throw CancellationError()
                     }
                 case .resolveAsync:
                     break shortcut
@@ -172,7 +174,9 @@ extension Container: Resolving, ResolutionEntryPoint {
     }
 }
 
-/// What `resolveAsync`'s synchronous shortcut did (`Container.resolveWithoutSuspending`).
+/// What `resolveAsync`'s synchronous shortcut did (`Container.resolveWithoutSuspending`):
+/// `ResolutionContext.ShortcutDecision` without its slot, for the inlinable `resolveAsync`
+/// (this name is part of the binary interface: `.ci/check-api`).
 @usableFromInline
 enum ShortcutOutcome {
     /// The instance was handed to the caller.

@@ -19,9 +19,9 @@ extension AnyEntry {
         guard !slots.isEmpty else { return }
         // Released after the lock: a box cleared meanwhile may hold the last reference to an
         // instance whose deinit resolves.
-        let boxes = BuildCoordinator.shared.withLock { graveyard in
+        let boxes = BuildCoordinator.shared.withLock { releases in
             slots.compactMap { slot -> AnyObject? in
-                guard let logOwner = slot.logOwner(keepingIn: &graveyard),
+                guard let logOwner = slot.logOwner(keepingIn: &releases),
                     let box = Reclamation.read({ slot.publishedBox() })
                 else {
                     return nil

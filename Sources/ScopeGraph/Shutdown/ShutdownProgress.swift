@@ -12,9 +12,9 @@ extension Container {
     /// Starts this container's shutdown if no call did yet; then waits for its outcome.
     /// `started` tells whether this call began it.
     ///
-    /// The shutdown runs in a task of its own (`startOwnTask`), so that a caller's cancellation
-    /// does not reach the hooks (a cancelled request's scope must still close its connection);
-    /// when no hook suspends, it finishes before `shutdown()` returns.
+    /// The shutdown runs in a task of its own (`startImmediateTask`), so that a caller's
+    /// cancellation does not reach the hooks (a cancelled request's scope must still close its
+    /// connection); when no hook suspends, it finishes before `shutdown()` returns.
     func runShutdownOnce() async -> (outcome: ShutdownError?, started: Bool) {
         let starts = withState { state -> Bool in
             guard case .notStarted = state.shutdownProgress else { return false }
@@ -23,7 +23,7 @@ extension Container {
         }
         if starts {
             let records = beginShutdown()
-            startOwnTask { await self.finishShutdown(records) }
+            startImmediateTask { await self.finishShutdown(records) }
         }
         if case .finished(let outcome) = withState({ $0.shutdownProgress }) { return (outcome, starts) }
         return (await awaitShutdownOutcome(), starts)

@@ -49,12 +49,12 @@ class AnySlot: @unchecked Sendable {
     }
 
     /// The container (or override scope) this slot caches in, if it is alive; the strong
-    /// reference the load makes goes to `graveyard`, released after the lock is: it may be the
+    /// reference the load makes goes to `releases`, released after the lock is: it may be the
     /// container's last one (another thread dropped it meanwhile), and its deinit, which
     /// releases instances whose deinits may resolve, must not run under an engine lock.
-    final func logOwner(keepingIn graveyard: inout Graveyard) -> (any ShutdownLogOwner)? {
+    final func logOwner(keepingIn releases: inout DeferredReleases) -> (any ShutdownLogOwner)? {
         guard let owner = logOwner else { return nil }
-        graveyard.append(owner)
+        releases.append(owner)
         return owner
     }
 
@@ -66,12 +66,12 @@ class AnySlot: @unchecked Sendable {
     func instance(in box: AnyObject) -> Any? { preconditionFailure("AnySlot is abstract: use Slot<T>") }
 
     /// Publishes `box` for other resolves. Call with the coordinator lock held; what it
-    /// replaces goes to `graveyard`, for release after unlocking (a deinit may resolve).
-    final func publish(_ box: AnyObject, into graveyard: inout Graveyard) {
-        if let old = swap(in: Int(bitPattern: Unmanaged.passRetained(box).toOpaque())) { graveyard.append(old) }
+    /// replaces goes to `releases`, for release after unlocking (a deinit may resolve).
+    final func publish(_ box: AnyObject, into releases: inout DeferredReleases) {
+        if let old = swap(in: Int(bitPattern: Unmanaged.passRetained(box).toOpaque())) { releases.append(old) }
         // Removed meanwhile: `retire` sets the flag before clearing, so either it clears this
         // box or this check sees the flag (both sequentially consistent).
-        if retirement.isRetired, let mine = swap(in: 0) { graveyard.append(mine) }
+        if retirement.isRetired, let mine = swap(in: 0) { releases.append(mine) }
     }
 
     /// The published box, retained. Call only inside a `Reclamation` read.

@@ -1,284 +1,131 @@
-import Synchronization
-
-/// A registration as a container stores it: key, lifetime, owner, and the forwarded keys and
-/// `onResolved` blocks added later. `Entry<T>` adds the factory and the cache slot.
+/// A registration of `T`: its factory, and for owner-rooted lifetimes the slot in its owner.
 @usableFromInline
-package class AnyEntry: @unchecked Sendable {
-    // @unchecked: the stored properties are immutable after init, except the atomics and
-    // `extras`, which is behind its own lock.
-    let key: Key
-    let lifetime: Lifetime
-    /// How the factory may be run: synchronously, awaited, or on the main actor.
-    let kind: FactoryKind
-    /// Process-wide and never reused (unlike an address): what this registration is told apart
-    /// by in tables that may outlive it (a resolve's `graph` instances and frames, the
-    /// `perContainer` caches of other containers).
-    let serial: UInt64
-    /// The owning container (weakly) and its name, shared with its other registrations.
-    private let ownerLink: OwnerLink
-    /// Set when the registration is removed or replaced (or its owner goes): a build already
-    /// running then publishes nothing. Shared with the registration's slots.
-    let retirement: Retirement
-    /// Set by the first lookup this entry answered from its own container (see
-    /// `Container.lookup`): a key asked for twice is worth memoizing.
-    private let lookedUp = Atomic<Bool>(false)
-    /// How many `onResolved` blocks there are, readable without the lock.
-    private let blockCount = Atomic<Int>(0)
-    /// Forwarded keys, blocks and `perContainer` holders, made by the first of them: most
-    /// registrations never have any.
-    private let lazyExtras = LazyReference<ExtrasBox>()
+final class Entry<T>: AnyEntry, @unchecked Sendable {
+    // @unchecked: see AnyEntry; the added properties are immutable.
+    /// The factory, called for a resolve without runtime arguments. Stored as a closure, not
+    /// as a `Factory<T>`: generic code that is not specialized for `T` would look up the
+    /// enum's metadata at every call.
+    @usableFromInline let callPlain: @Sendable (Resolver) throws -> T
+    /// The factory of a registration with runtime arguments; `nil` for most.
+    private let argumentFactory: ArgumentFactory<T>?
+    /// The factory of an async registration; `nil` for the others.
+    let asyncFactory: AsyncFactory<T>?
+    /// The factory of a main-actor registration; `nil` for the others.
+    let mainActorFactory: MainActorFactory<T>?
+    /// The owner's cache slot, for `singleton`, `weakSingleton` and `eagerSingleton`.
+    let slot: Slot<T>?
+    /// `Slot<T>` and `StrongBox<T>` for a cached lifetime, looked up once here: unspecialized
+    /// generic code that names them pays a runtime metadata lookup at every use, and a
+    /// `perContainer` registration makes a slot (and a box) for every container it is
+    /// resolved in. `nil` for `unique` and `graph`, which never cache.
+    private let slotTypes: (slot: Slot<T>.Type, box: StrongBox<T>.Type)?
 
-    private struct Extras {
-        var forwardKeys: [Key] = []
-        var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
-        var shutdownHooks: [@Sendable (Any) async throws -> Void] = []
-        /// The containers holding a `perContainer` instance of this registration, told to drop
-        /// it when the registration is retired.
-        var perContainerHolders: [WeakContainer] = []
-        /// The length at which `perContainerHolders` is next pruned of containers that are
-        /// gone (and of repeats): twice what was left by the last pruning, so that noting a
-        /// holder costs amortized constant time however many come and go.
-        var pruneHoldersAt = 8
+    init(key: Key, lifetime: Lifetime, owner: Container, factory: Factory<T>) {
+        let retirement = Retirement()
+        switch factory {
+        case .plain(let body):
+            (callPlain, argumentFactory, asyncFactory, mainActorFactory) = (body, nil, nil, nil)
+        case .withArguments(let body):
+            callPlain = { resolver in try body(resolver, Arguments()) }
+            (argumentFactory, asyncFactory, mainActorFactory) = (ArgumentFactory(body), nil, nil)
+        case .async(let body):
+            // Never called: a synchronous resolve checks the kind first (`construct`).
+            callPlain = { _ in preconditionFailure("ScopeGraph: an async factory called synchronously") }
+            (argumentFactory, asyncFactory, mainActorFactory) = (nil, AsyncFactory(body), nil)
+        case .mainActor(let body):
+            callPlain = { _ in preconditionFailure("ScopeGraph: a main-actor factory called without its check") }
+            (argumentFactory, asyncFactory, mainActorFactory) = (nil, nil, MainActorFactory(body))
+        }
+        if lifetime == .unique || lifetime == .graph {
+            slotTypes = nil
+        } else {
+            slotTypes = (Slot<T>.self, StrongBox<T>.self)
+        }
+        if let slotTypes, lifetime.isOwnerRooted {
+            slot = slotTypes.slot.init(
+                weak: lifetime == .weakSingleton, retirement: retirement, logOwner: owner, boxType: slotTypes.box)
+        } else {
+            slot = nil
+        }
+        super.init(key: key, lifetime: lifetime, owner: owner, retirement: retirement, kind: factory.kind)
     }
 
-    private static let serials = Atomic<UInt64>(0)
+    override var ownerSlot: AnySlot? { slot }
 
-    /// The extras behind their lock, in an object that `lazyExtras` can hold.
-    private final class ExtrasBox: Sendable {
-        let state = Locked(Extras())
-        func withLock<R>(_ body: (inout Extras) -> R) -> R { state.withLock(body) }
+    /// Calls the factory; `arguments` is `nil` for a resolve without runtime arguments.
+    func make(_ resolver: Resolver, _ arguments: Arguments?) throws -> T {
+        guard let argumentFactory, let arguments else { return try callPlain(resolver) }
+        return try argumentFactory.body(resolver, arguments)
     }
 
-    /// The extras, made on first use (once: a thread that loses the race drops its own).
-    private var extras: ExtrasBox {
-        if let existing = lazyExtras.load() { return existing }
-        return lazyExtras.storeIfNil(ExtrasBox())
+    override func makeSlot(in logOwner: any ShutdownLogOwner) -> AnySlot {
+        // Invariant: only cached lifetimes make slots (`cacheLocation`), and they have types.
+        guard let slotTypes else { preconditionFailure("ScopeGraph: a slot made for a \(lifetime) registration") }
+        return slotTypes.slot.init(
+            weak: lifetime == .weakSingleton, retirement: retirement, logOwner: logOwner, boxType: slotTypes.box)
     }
 
-    init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement, kind: FactoryKind) {
-        self.key = key
-        self.kind = kind
-        self.retirement = retirement
-        self.lifetime = lifetime
-        self.ownerLink = owner.ownerLink
-        self.serial = Self.serials.wrappingAdd(1, ordering: .relaxed).newValue
-    }
-
-    /// The container that owns this registration, or `nil` once it is deallocated.
-    var owner: Container? { ownerLink.container }
-    /// The owning container's name, known after it is deallocated too.
-    var ownerName: String { ownerLink.name }
-
-    /// The registered type (the `T` of `register`).
-    var valueType: Any.Type { key.type }
-
-    // MARK: Forwarded keys and blocks
-
-    var forwards: [Key] { lazyExtras.load()?.withLock { $0.forwardKeys } ?? [] }
-
-    func addForward(_ key: Key) {
-        extras.withLock { extras in if !extras.forwardKeys.contains(key) { extras.forwardKeys.append(key) } }
-    }
-
-    /// Forgets a forwarded key that another registration has taken over.
-    func removeForward(_ key: Key) {
-        lazyExtras.load()?.withLock { extras in extras.forwardKeys.removeAll { $0 == key } }
-    }
-
-    func addErasedBlock(_ block: @escaping @Sendable (Resolver, Any) throws -> Void) {
-        extras.withLock { extras in
-            extras.blocks.append(block)
-            blockCount.store(extras.blocks.count, ordering: .releasing)
+    func addBlock(_ block: @escaping @Sendable (Resolver, T) throws -> Void) {
+        addErasedBlock { resolver, instance in
+            // Checked: blocks are only ever called with an instance this entry's factory made.
+            try block(resolver, instance as! T)
         }
     }
 
-    /// How many `onShutdown` hooks there are, readable without the lock.
-    private let hookCount = Atomic<Int>(0)
-
-    /// Adds a hook; the first one also records the instances already cached for shutdown
-    /// (published before, they had nothing to close and were not recorded).
-    func addShutdownHook(_ hook: @escaping @Sendable (Any) async throws -> Void) {
-        let isFirst = extras.withLock { extras in
-            extras.shutdownHooks.append(hook)
-            hookCount.store(extras.shutdownHooks.count, ordering: .releasing)
-            return extras.shutdownHooks.count == 1
-        }
-        if isFirst { recordCachedInstances() }
+    override func cacheSlot(for request: Request, in context: ResolutionContext) -> AnySlot? {
+        guard lifetime != .unique, lifetime != .graph else { return nil }
+        return try? context.cacheLocation(of: self, for: request).slot
     }
 
-    /// True once an `onShutdown` hook was added; no lock.
-    var hasShutdownHooks: Bool { hookCount.load(ordering: .acquiring) != 0 }
-
-    /// The `onShutdown` hooks, in the order added.
-    var shutdownHooks: [@Sendable (Any) async throws -> Void] {
-        hasShutdownHooks ? extras.withLock { $0.shutdownHooks } : []
+    override func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {
+        let value = try context.instance(of: self, for: request)
+        // The usual request asks for the registered type itself: no dynamic cast.
+        // Sound: the metatypes are equal (checked here), so this is the identity.
+        if R.self == T.self { return unsafeBitCast(value, to: R.self) }
+        return try cast(value, to: R.self, request, in: context)
     }
 
-    /// True once an `onResolved` block was added; no lock.
-    var hasOnResolvedBlocks: Bool { blockCount.load(ordering: .acquiring) != 0 }
-
-    /// The `onResolved` blocks, in the order added.
-    var onResolvedBlocks: [@Sendable (Resolver, Any) throws -> Void] {
-        hasOnResolvedBlocks ? extras.withLock { $0.blocks } : []
+    /// A forwarded type's instance. Apart from `produce`, whose generic code would otherwise
+    /// look up `Optional<R>`'s metadata on every resolve.
+    @inline(never)
+    private func cast<R>(_ value: T, to type: R.Type, _ request: Request, in context: ResolutionContext) throws -> R {
+        if let forwarded = value as? R { return forwarded }
+        throw context.typeMismatch(self, produced: value, request)
     }
 
-    /// The forwarded keys and `onResolved` blocks as they are now, for a snapshot.
-    var capturedExtras: CapturedExtras {
-        lazyExtras.load()?.withLock { CapturedExtras(forwardKeys: $0.forwardKeys, blocks: $0.blocks) }
-            ?? CapturedExtras(forwardKeys: [], blocks: [])
+    override func produceAny(_ request: Request, in context: ResolutionContext) throws -> Any {
+        try context.instance(of: self, for: request)
     }
 
-    /// Puts back the forwarded keys and blocks a snapshot captured: `implements` and
-    /// `onResolved` calls made since are undone.
-    func restoreExtras(_ captured: CapturedExtras) {
-        // The blocks undone are released here, after the lock: one may hold the last reference
-        // to an object whose deinit resolves.
-        let undone = extras.withLock { extras -> [@Sendable (Resolver, Any) throws -> Void] in
-            let undone = extras.blocks
-            extras.forwardKeys = captured.forwardKeys
-            extras.blocks = captured.blocks
-            blockCount.store(extras.blocks.count, ordering: .releasing)
-            return undone
-        }
-        _ = undone
+    override func produceAsync<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) async throws
+        -> R
+    {
+        let value = try await context.instanceAsync(of: self, for: request)
+        // Sound: the metatypes are equal (checked here), so this is the identity.
+        if R.self == T.self { return unsafeBitCast(value, to: R.self) }
+        return try cast(value, to: R.self, request, in: context)
     }
 
-    /// What `capturedExtras` returns and `restoreExtras` takes.
-    struct CapturedExtras: Sendable {
-        let forwardKeys: [Key]
-        let blocks: [@Sendable (Resolver, Any) throws -> Void]
-    }
-
-    // MARK: Lifecycle
-
-    /// Records a lookup this entry answered from its own container; true when one was recorded
-    /// before (the key is then worth memoizing).
-    func noteLookedUp() -> Bool {
-        lookedUp.exchange(true, ordering: .relaxed)
-    }
-
-    /// Records that `container` holds a `perContainer` instance of this registration, so that
-    /// retiring the registration drops it there. Call without any container lock held.
-    func notePerContainerHolder(_ container: Container) {
-        let live = extras.withLock { extras -> [Container] in
-            extras.perContainerHolders.append(WeakContainer(container))
-            guard extras.perContainerHolders.count >= extras.pruneHoldersAt else { return [] }
-            let live = extras.perContainerHolders.removeGoneAndRepeated()
-            extras.pruneHoldersAt = max(8, 2 * live.count)
-            return live
-        }
-        _ = live  // released after the lock
-    }
-
-    /// Marks the registration removed or replaced: its slots refuse instances from now on, its
-    /// owner's slot and every `perContainer` instance of it are dropped.
-    func retire() {
-        retirement.retire()
-        dropCachedInstances()
-    }
-
-    /// The containers that hold a `perContainer` slot of this registration now.
-    var perContainerHolders: [Container] {
-        lazyExtras.load()?.withLock { $0.perContainerHolders.compactMap(\.value) } ?? []
-    }
-
-    /// Drops the instances cached for this registration: its owner's slot and every
-    /// `perContainer` instance of it.
-    func dropCachedInstances() {
-        ownerSlot?.clear()
-        let holders =
-            lazyExtras.load()?.withLock { extras -> [Container] in
-                defer { extras.perContainerHolders = [] }
-                return extras.perContainerHolders.compactMap(\.value)
-            } ?? []
-        for holder in holders { holder.dropPerContainerInstance(of: self) }
-    }
-
-    /// Brings a retired registration back (a restored snapshot holds it).
-    func reinstate() { retirement.reinstate() }
-
-    // MARK: Typed parts (Entry<T>)
-
-    /// The slot of an owner-rooted lifetime, in the owner; `nil` for the other lifetimes.
-    var ownerSlot: AnySlot? { nil }
-
-    /// A fresh, empty slot of the right type, for `perContainer` caches and override scopes.
-    /// `logOwner` is where the slot caches: the container, or the override scope.
-    func makeSlot(in logOwner: any ShutdownLogOwner) -> AnySlot {
-        preconditionFailure("AnyEntry is abstract: use Entry<T>")
-    }
-
-    /// The slot a cached lifetime's instance lives in for `request` (`cacheLocation`); `nil`
-    /// for `unique` and `graph`, and when the owner is gone.
-    func cacheSlot(for request: Request, in context: ResolutionContext) -> AnySlot? {
-        preconditionFailure("AnyEntry is abstract: use Entry<T>")
-    }
-
-    /// Produces the instance for a request and casts it to the requested type.
-    func produce<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) throws -> R {
-        preconditionFailure("AnyEntry is abstract: use Entry<T>")
-    }
-
-    /// Produces the instance for a request, erased.
-    func produceAny(_ request: Request, in context: ResolutionContext) throws -> Any {
-        preconditionFailure("AnyEntry is abstract: use Entry<T>")
-    }
-
-    /// `produce`, in an async resolve.
-    func produceAsync<R>(_ request: Request, as type: R.Type, in context: ResolutionContext) async throws -> R {
-        preconditionFailure("AnyEntry is abstract: use Entry<T>")
-    }
-
-    /// `produceAny`, in an async resolve.
-    func produceAnyAsync(_ request: Request, in context: ResolutionContext) async throws -> Any {
-        preconditionFailure("AnyEntry is abstract: use Entry<T>")
+    override func produceAnyAsync(_ request: Request, in context: ResolutionContext) async throws -> Any {
+        try await context.instanceAsync(of: self, for: request)
     }
 }
 
-/// What one resolve asks of an entry.
-struct Request: Sendable {
-    /// The key as requested (a forwarded type, or the entry's own key).
-    let key: Key
-    /// Unretained (a retain and a release per request otherwise, on the slow path of an
-    /// object that is weakly referenced, as containers are). Invariant: whoever makes a request
-    /// holds its starting container for as long as the request is used: the caller of a
-    /// resolve holds the container it called, a `Resolver` its own, and a build handed off to a
-    /// task of its own holds it in that task (`cachedInstanceAsync`). Debug builds check it
-    /// (`DebugLiveness`).
-    private let unretainedStart: Unmanaged<Container>
-    #if DEBUG
-    private let startIdentity: UInt64
-    #endif
-    /// Runtime arguments, when the key has argument types.
-    let arguments: Arguments?
-
-    init(key: Key, start: Container, arguments: Arguments?) {
-        self.key = key
-        unretainedStart = .passUnretained(start)
-        self.arguments = arguments
-        #if DEBUG
-        startIdentity = start.liveness.current
-        #endif
-    }
-
-    /// The container the request's lookup started from.
-    var start: Container {
-        #if DEBUG
-        // Read without a retain: the object may be gone.
-        assert(
-            unretainedStart._withUnsafeGuaranteedRef { $0.liveness.current } == startIdentity,
-            "ScopeGraph: a request outlived the container it started from")
-        #endif
-        return unretainedStart.takeUnretainedValue()
-    }
+/// The factory of a registration with runtime arguments, boxed so that an entry without
+/// arguments spends one word on it (a class reference needs no generic metadata).
+final class ArgumentFactory<T>: Sendable {
+    let body: @Sendable (Resolver, Arguments) throws -> T
+    init(_ body: @escaping @Sendable (Resolver, Arguments) throws -> T) { self.body = body }
 }
 
-/// Set when a registration is removed or replaced, after which a build that was already
-/// running publishes nothing. Shared by a registration and all its slots.
-final class Retirement: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isRetired: Bool { flag.load(ordering: .sequentiallyConsistent) }
-    func retire() { flag.store(true, ordering: .sequentiallyConsistent) }
-    /// A restored snapshot brings the registration back.
-    func reinstate() { flag.store(false, ordering: .sequentiallyConsistent) }
+/// The factory of an async registration.
+final class AsyncFactory<T>: Sendable {
+    let body: @Sendable (Resolver, Arguments?) async throws -> T
+    init(_ body: @escaping @Sendable (Resolver, Arguments?) async throws -> T) { self.body = body }
+}
+
+/// The factory of a main-actor registration.
+final class MainActorFactory<T>: Sendable {
+    let body: @MainActor @Sendable (Resolver, Arguments?) throws -> T
+    init(_ body: @escaping @MainActor @Sendable (Resolver, Arguments?) throws -> T) { self.body = body }
 }

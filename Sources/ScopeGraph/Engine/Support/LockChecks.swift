@@ -13,7 +13,7 @@ import Darwin
 /// - each thread counts the engine locks it holds, and `Container.deinit` asserts that the
 ///   count is zero: a container freed under a lock releases instances whose deinits may
 ///   resolve, which would take a lock again (what a critical section lets go of is released
-///   after unlocking: `Graveyard`, `AnySlot.logOwner(keepingIn:)`).
+///   after unlocking: `DeferredReleases`, `AnySlot.logOwner(keepingIn:)`).
 enum LockChecks {
     static func initialize(_ mutex: UnsafeMutablePointer<pthread_mutex_t>) {
         #if DEBUG

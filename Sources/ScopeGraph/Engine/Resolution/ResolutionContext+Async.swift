@@ -189,11 +189,11 @@ extension ResolutionContext {
                 builder.inheritedIdentities = inheritedIdentities + stack.compactMap(\.identity)
             }
             coordinator.handOff(slot, from: self, to: builder)
-            // Its own task, started at once on this thread (see `startOwnTask`). The task holds
-            // the request's starting container (a request does not: `Request.start`), since
-            // it may outlive this requester.
+            // Its own task, started at once on this thread (see `startImmediateTask`). The task
+            // holds the request's starting container (a request does not: `Request.start`),
+            // since it may outlive this requester.
             let start = request.start
-            startOwnTask {
+            startImmediateTask {
                 await builder.runBuild(entry, in: slot, request, root: root)
                 withExtendedLifetime(start) {}
             }

@@ -2,17 +2,17 @@
 /// method here is called with the coordinator's lock held.
 extension BuildCoordinator {
     /// Publishes what `member` built and lets go of its slots; what no slot keeps any more
-    /// goes to `graveyard`.
-    func publish(_ member: ResolutionContext, into graveyard: inout Graveyard) {
+    /// goes to `releases`.
+    func publish(_ member: ResolutionContext, into releases: inout DeferredReleases) {
         while let slot = member.ownedSlots.popLast() {
-            graveyard.append(slot)
+            releases.append(slot)
             guard slot.build.builder === member else { continue }
             // Moved out, not copied: the built instance's parts are not retained again.
             var state = SlotBuildState.idle
             swap(&state, &slot.build)
             // The instance a weak slot publishes, which only its readers would hold.
             var weakInstance: AnyObject?
-            if case .built(_, let built) = consume state { weakInstance = publish(built, in: slot, into: &graveyard) }
+            if case .built(_, let built) = consume state { weakInstance = publish(built, in: slot, into: &releases) }
             wakeReaders(of: slot, published: weakInstance)
         }
     }
@@ -20,10 +20,10 @@ extension BuildCoordinator {
     /// Publishes `built` in `slot` and records it for shutdown; returns a weak slot's instance
     /// (which only its readers would hold; released after unlocking). The caller has checked
     /// that the slot's container is not shut down.
-    func publish(_ built: SlotBuildState.Built, in slot: AnySlot, into graveyard: inout Graveyard) -> AnyObject? {
-        slot.publish(built.box, into: &graveyard)
+    func publish(_ built: SlotBuildState.Built, in slot: AnySlot, into releases: inout DeferredReleases) -> AnyObject? {
+        slot.publish(built.box, into: &releases)
         slot.publishedSequence = built.sequence
-        if built.entry.hasShutdownHooks, let owner = slot.logOwner(keepingIn: &graveyard) {
+        if built.entry.hasShutdownHooks, let owner = slot.logOwner(keepingIn: &releases) {
             let record = ShutdownLog.Record(entry: built.entry, sequence: built.sequence, box: built.box, slot: slot)
             // A closed log (shutdown began) is ruled out by the caller, under this lock.
             let recorded = owner.shutdownLog.record(record)
@@ -31,10 +31,10 @@ extension BuildCoordinator {
         }
         // Removed or replaced meanwhile, this may be the registration's last reference (its
         // deinit releases the factory's captures, which may resolve).
-        graveyard.append(built.entry)
+        releases.append(built.entry)
         // A weak slot's box does not keep the instance: it is released after unlocking.
         guard let object = built.object else { return nil }
-        graveyard.append(object)
+        releases.append(object)
         return object
     }
 
@@ -42,10 +42,10 @@ extension BuildCoordinator {
     /// shutdown has begun (checked under this lock, which `Container.shutdown()` takes to mark
     /// containers shut down: a publication comes either before, and is closed by the
     /// shutdown, or after, and fails).
-    func shutDownTarget(of context: ResolutionContext, into graveyard: inout Graveyard) -> ResolutionError? {
+    func shutDownTarget(of context: ResolutionContext, into releases: inout DeferredReleases) -> ResolutionError? {
         for member in context.group.members {
             for slot in member.ownedSlots where slot.build.builder === member {
-                guard let name = slot.logOwner(keepingIn: &graveyard)?.shutDownName, let built = slot.build.built
+                guard let name = slot.logOwner(keepingIn: &releases)?.shutDownName, let built = slot.build.built
                 else { continue }
                 return ResolutionError(
                     kind: .containerShutDown, key: built.entry.key.serviceKey,
@@ -56,7 +56,7 @@ extension BuildCoordinator {
         return nil
     }
 
-    /// Gives up the slots `context` was building; the instances they held go to `graveyard`.
+    /// Gives up the slots `context` was building; the instances they held go to `releases`.
     /// An async resolve that failed itself leaves its error in the slots whose factory had not
     /// returned (the failure went through it), for the resolves that waited for them
     /// (`keepingError`); every other slot becomes free, so that its waiters build it again:
@@ -65,11 +65,11 @@ extension BuildCoordinator {
     /// when it is not the group's (a handed-off build that failed alone, `fail`).
     func release(
         _ context: ResolutionContext, keepingError: Bool = true, failure: (any Error)? = nil,
-        into graveyard: inout Graveyard
+        into releases: inout DeferredReleases
     ) {
         for slot in context.ownedSlots where slot.build.builder === context {
             let built = slot.build.built
-            built?.discard(into: &graveyard)
+            built?.discard(into: &releases)
             if keepingError, context.isAsync, built == nil, let error = failure ?? context.group?.error,
                 !(error is CancellationError)
             {
@@ -79,7 +79,7 @@ extension BuildCoordinator {
             }
             wakeReaders(of: slot)
         }
-        graveyard.append(contentsOf: context.ownedSlots)
+        releases.append(contentsOf: context.ownedSlots)
         context.ownedSlots = []
     }
 
@@ -95,11 +95,11 @@ extension BuildCoordinator {
         }
     }
 
-    /// Lets `context` go of its group, which goes to `graveyard`; or, when it was the group's
+    /// Lets `context` go of its group, which goes to `releases`; or, when it was the group's
     /// only member, the group succeeded and nothing else references it, keeps it emptied for
     /// the context's next resolve (a thread reuses its context, `takeSpare`): measured, a group
     /// made per resolve cost a request scope (benchmark K) about 500 instructions.
-    func retire(_ context: ResolutionContext, into graveyard: inout Graveyard) {
+    func retire(_ context: ResolutionContext, into releases: inout DeferredReleases) {
         if var group = context.group {
             context.group = nil
             if context.spareGroup == nil, group.error == nil, group.members.count == 1,
@@ -111,7 +111,7 @@ extension BuildCoordinator {
                 group.runningBlocks = 0
                 context.spareGroup = group
             } else {
-                graveyard.append(group)
+                releases.append(group)
             }
         }
         // Its resolve ended, so did the requester's: the instances it delivered go.
@@ -119,22 +119,22 @@ extension BuildCoordinator {
             for slot in context.deliveredSlots {
                 if case .delivered(let builder, let built) = slot.build, builder === context {
                     slot.build = .idle
-                    graveyard.append(built)
+                    releases.append(built)
                 }
-                graveyard.append(slot)
+                releases.append(slot)
             }
             context.deliveredSlots = []
         }
-        if let requester = context.handedOffBy { graveyard.append(requester) }
+        if let requester = context.handedOffBy { releases.append(requester) }
         context.handedOffBy = nil
         if !context.branches.isEmpty {
-            graveyard.append(contentsOf: context.branches)
+            releases.append(contentsOf: context.branches)
             context.branches = []
         }
         // A finished resolve no longer asks anything: the points it descends from, which
         // reference their resolves (released after unlocking), are not kept alive by it.
         if !context.branchAncestry.isEmpty {
-            graveyard.append(contentsOf: context.branchAncestry)
+            releases.append(contentsOf: context.branchAncestry)
             context.branchAncestry = []
         }
     }

@@ -11,8 +11,8 @@ import Synchronization
 /// member has finished, and fails together. A constructor cycle across threads (the slot's
 /// factory is still running) is reported as `.circularDependency`, as on one thread.
 ///
-/// The decisions are made under one lock (`decide` returns a `SlotAction`); no factory or
-/// block ever runs under it, and what the lock protected is released after unlocking (a
+/// The decisions are made under one lock (`decide` returns a `SlotDecision`, `decideFinish` a
+/// `FinishDecision`); no factory or block ever runs under it, and what the lock protected is released after unlocking (a
 /// deinit may resolve).
 final class BuildCoordinator: @unchecked Sendable {
     // @unchecked: `suspended` is only touched with `lock` held; `waiterSerials` is atomic.
@@ -34,11 +34,11 @@ final class BuildCoordinator: @unchecked Sendable {
         // A request that declines to wait suspends instead (its task waits as a reader), so
         // it may wait for a resolve that suspends.
         let declinesWaiting = context.declinesWaitingAtTop && context.stack.isEmpty
-        return try withLock { graveyard in
+        return try withLock { releases in
             joinOwnGroup(context)
             while true {
                 switch decide(
-                    slot, for: context, key: key, waitedOn: nil, suspending: declinesWaiting, into: &graveyard)
+                    slot, for: context, key: key, waitedOn: nil, suspending: declinesWaiting, into: &releases)
                 {
                 case .read(let value):
                     return value
@@ -67,11 +67,11 @@ final class BuildCoordinator: @unchecked Sendable {
     }
 
     /// The state machine's transition for a resolve that needs `slot`. Call with the lock
-    /// held. Groups absorbed by a merge go to `graveyard`.
+    /// held. Groups absorbed by a merge go to `releases`.
     func decide(
         _ slot: AnySlot, for context: ResolutionContext, key: Key, waitedOn: ResolutionContext?, suspending: Bool,
-        into graveyard: inout Graveyard
-    ) -> SlotAction {
+        into releases: inout DeferredReleases
+    ) -> SlotDecision {
         if let error = context.group.error { return .fail(error) }
         // First what the build this resolve waited for left for it (a requester takes what its
         // handed-off build delivered, so that the slot no longer holds it).
@@ -84,7 +84,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 if builder.handedOffBy === context {
                     slot.build = .idle
                     builder.deliveredSlots.removeAll { $0 === slot }
-                    graveyard.append(built)
+                    releases.append(built)
                 }
                 return .read(built.value)
             default: break
@@ -95,7 +95,7 @@ final class BuildCoordinator: @unchecked Sendable {
             // Nothing is built for a container whose shutdown has begun: a resolve that looked
             // the registration up before (and waited for a build the shutdown discarded) fails
             // here instead of running the factory for a publication that would fail.
-            if let name = slot.logOwner(keepingIn: &graveyard)?.shutDownName {
+            if let name = slot.logOwner(keepingIn: &releases)?.shutDownName {
                 return .fail(context.shutDownError(key, container: name))
             }
             slot.build = .building(context)
@@ -119,7 +119,7 @@ final class BuildCoordinator: @unchecked Sendable {
             // Merged until the cycles left, if any, lie within one group: each merge lets the
             // members read instances built in the groups it joins.
             while true {
-                graveyard.append(contentsOf: merge(cycle + [context]))
+                releases.append(contentsOf: merge(cycle + [context]))
                 guard let next = waitCycle(from: owner, to: context),
                     next.contains(where: { $0.group !== context.group })
                 else { break }
@@ -142,23 +142,40 @@ final class BuildCoordinator: @unchecked Sendable {
         return .wait(for: owner)
     }
 
+    /// What a resolve does about a slot it needs: decided by `decide`, under the lock; the
+    /// caller (`acquire`, `acquireAsync`) acts on it after unlocking.
+    enum SlotDecision {
+        /// Use this published instance.
+        case read(Any)
+        /// Use this instance, built by this resolve or its group and not published: incomplete
+        /// (a cycle in flight), so what is built from it is incomplete too.
+        case readBuilt(Any)
+        /// The slot is now this resolve's to build.
+        case build
+        /// Another resolve builds it: wait for it (a thread blocks on the coordinator's
+        /// condition), then decide again.
+        case wait(for: ResolutionContext)
+        /// Fail: a constructor cycle, or the group already failed.
+        case fail(any Error)
+    }
+
     /// Publishes the complete instance `context` built for `slot`, which it owns, at once.
     /// Throws `.containerShutDown`, publishing nothing, when the shutdown of the slot's
     /// container has begun (checked under this lock, as `Container.shutdown()` marks under it).
     func publish(_ slot: AnySlot, _ built: SlotBuildState.Built, by context: ResolutionContext) throws {
-        try withLock { graveyard in
+        try withLock { releases in
             assert(slot.build.builder === context, "ScopeGraph: a slot published by a resolve that did not own it")
-            if let name = slot.logOwner(keepingIn: &graveyard)?.shutDownName {
+            if let name = slot.logOwner(keepingIn: &releases)?.shutDownName {
                 // The slot stays this resolve's: its failure (or, if a factory handles the
                 // error, its finish) releases it, leaving the error for its waiters.
-                built.discard(into: &graveyard)
+                built.discard(into: &releases)
                 throw ResolutionError(
                     kind: .containerShutDown, key: built.entry.key.serviceKey,
                     path: (context.pathKeys + [built.entry.key]).map(\.serviceKey),
                     suggestions: [Container.shutDownRemedy(name)])
             }
             if let index = context.ownedSlots.lastIndex(where: { $0 === slot }) {
-                graveyard.append(context.ownedSlots.remove(at: index))
+                releases.append(context.ownedSlots.remove(at: index))
             }
             if context.handedOffBy == nil {
                 slot.build = .idle
@@ -167,7 +184,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 slot.build = .delivered(context, built)
                 context.deliveredSlots.append(slot)
             }
-            let weakInstance = publish(built, in: slot, into: &graveyard)
+            let weakInstance = publish(built, in: slot, into: &releases)
             wakeReaders(of: slot, published: weakInstance)
             wakeAll()
         }
@@ -188,62 +205,15 @@ final class BuildCoordinator: @unchecked Sendable {
     /// Gives up a slot whose factory failed (or whose value cannot be kept), so that others
     /// may build it.
     func abandon(_ slot: AnySlot, by context: ResolutionContext) {
-        withLock { graveyard in
+        withLock { releases in
             if slot.build.builder === context {
-                slot.build.built?.discard(into: &graveyard)
+                slot.build.built?.discard(into: &releases)
                 slot.build = .idle
                 wakeReaders(of: slot)
             }
             context.ownedSlots.removeAll { $0 === slot }
             wakeAll()
         }
-    }
-
-    /// Marks `context` finished; once every member of its group has, one of them runs all
-    /// the members' pending `onResolved` blocks in the order their factories finished (each
-    /// with its own context bound), and then every instance is published. Throws the group's
-    /// error if a member or a block failed. Blocks this thread while the group's other
-    /// members have not finished (the synchronous driver of `finishStep`).
-    func finish(_ context: ResolutionContext) throws {
-        try withLock { graveyard in
-            begin(finishing: context)
-            // The group and its members reference each other; a finished member lets go.
-            defer { retire(context, into: &graveyard) }
-            while true {
-                switch finishStep(context, into: &graveyard) {
-                case .done:
-                    return
-                case .failed(let error):
-                    throw error
-                case .runBlocks(var work):
-                    unlockResuming()
-                    let failure = runBlocks(&work, of: context)
-                    lock.lock()
-                    endBlocks(of: context, failure: failure, into: &graveyard)
-                    if let failure { throw failure }
-                case .wait:
-                    if let running = context.group.members.first(where: { $0.isAsync && !$0.isDone }) {
-                        // A thread never waits for a resolve that may suspend: the group fails.
-                        let error = requiresAsync(waitingFor: running, in: context)
-                        if context.group.error == nil { context.group.error = error }
-                        continue
-                    }
-                    waitForChange()
-                }
-            }
-        }
-    }
-
-    /// What a finishing resolve does next (`finish`, `finishAsync`).
-    enum FinishStep {
-        /// Published (by this member or another): the resolve succeeded.
-        case done
-        /// The group failed; this member's slots are released.
-        case failed(any Error)
-        /// Run these blocks, with the lock released, then decide again (`endBlocks`).
-        case runBlocks([(ResolutionContext, ResolutionContext.PendingBlocks)])
-        /// Other members have not finished: wait for a change.
-        case wait
     }
 
     /// Records that `context` waits for `owner`'s build of `slot`. Call with the lock held.
@@ -262,89 +232,17 @@ final class BuildCoordinator: @unchecked Sendable {
         context.waitingSlot = nil
     }
 
-    /// Marks `context` finished. Call with the lock held.
-    func begin(finishing context: ResolutionContext) {
-        joinOwnGroup(context)
-        context.isDone = true
-        wakeAll()
-    }
-
-    /// The state machine of a finishing resolve. Call with the lock held.
-    func finishStep(_ context: ResolutionContext, into graveyard: inout Graveyard) -> FinishStep {
-        if let error = context.group.error {
-            // Another member failed; this one's builds succeeded and are discarded. Their
-            // slots become free, so that resolves waiting for them build them again instead of
-            // taking that member's error for the failure of a build they never asked for.
-            release(context, keepingError: false, into: &graveyard)
-            wakeAll()  // waiters on the released slots build them themselves
-            return .failed(error)
-        }
-        if context.group.published { return .done }
-        guard context.group.members.allSatisfy(\.isDone), context.group.runningBlocks == 0 else { return .wait }
-        // Checked first: collecting no blocks still allocated an array.
-        if context.group.members.contains(where: { !$0.pending.isEmpty }) {
-            var work = context.group.members.flatMap { member in member.takePending().map { (member, $0) } }
-            // Blocks may build more instances, with blocks of their own: decided again after.
-            work.sort { $0.1.sequence < $1.1.sequence }
-            context.group.runningBlocks += 1
-            return .runBlocks(work)
-        }
-        if let error = shutDownTarget(of: context, into: &graveyard) {
-            context.group.error = error
-            release(context, into: &graveyard)
-            wakeAll()
-            return .failed(error)
-        }
-        for member in context.group.members { publish(member, into: &graveyard) }
-        context.group.published = true
-        wakeAll()
-        return .done
-    }
-
-    /// Records that blocks `finishStep` handed out have run. Call with the lock held.
-    func endBlocks(of context: ResolutionContext, failure: (any Error)?, into graveyard: inout Graveyard) {
-        // The group may have merged into another meanwhile: the count moved with it.
-        context.group.runningBlocks -= 1
-        if let failure {
-            if context.group.error == nil { context.group.error = failure }
-            release(context, into: &graveyard)
-        }
-        wakeAll()
-    }
-
-    /// Marks `context` failed: its group fails, its slots are released.
-    func fail(_ context: ResolutionContext, with error: any Error) {
-        // The blocks that will never run are released after unlocking: they hold resolvers of
-        // this context (a cycle otherwise), and instances whose deinit may resolve.
-        let unrun = withLock { graveyard -> [ResolutionContext.PendingBlocks] in
-            defer { context.pending = [] }
-            let unrun = context.pending
-            joinOwnGroup(context)
-            if withdraw(failedBuild: context, error: error, into: &graveyard) { return unrun }
-            // A caller cancelled while it waited: the builds it handed off go on, for the
-            // other callers, as a group of their own.
-            if error is CancellationError { detachHandedOffBuilds(of: context) }
-            context.isDone = true
-            if context.group.error == nil { context.group.error = error }
-            release(context, into: &graveyard)
-            retire(context, into: &graveyard)
-            wakeAll()
-            return unrun
-        }
-        _ = unrun
-    }
-
-    /// Runs `body` with the lock held; what it puts in the graveyard is released after
+    /// Runs `body` with the lock held; what it puts in `releases` is released after
     /// unlocking (an instance's or a group's last reference may go there, and a deinit may
     /// resolve).
-    func withLock<R>(_ body: (inout Graveyard) throws -> R) rethrows -> R {
-        var graveyard = Graveyard()
+    func withLock<R>(_ body: (inout DeferredReleases) throws -> R) rethrows -> R {
+        var releases = DeferredReleases()
         lock.lock()
         defer {
             unlockResuming()
-            graveyard.empty()
+            releases.releaseAll()
         }
-        return try body(&graveyard)
+        return try body(&releases)
     }
 
     /// A continuation to resume after unlocking (`pendingResumes`).
@@ -409,31 +307,4 @@ final class BuildCoordinator: @unchecked Sendable {
         let context: ResolutionContext
         let continuation: CheckedContinuation<Void, Never>
     }
-
-    /// Runs blocks of the group's members (call with the lock released), each with its owner's
-    /// context bound to this thread, and empties `work` before returning (a block holds its
-    /// instance, whose last reference may go with it). Returns the first failure.
-    func runBlocks(
-        _ work: inout [(ResolutionContext, ResolutionContext.PendingBlocks)], of context: ResolutionContext
-    ) -> (any Error)? {
-        let thread = ThreadState.current
-        let previous = thread.context
-        var failure: (any Error)?
-        for (owner, item) in work {
-            thread.context = owner
-            do {
-                try owner.run(item)
-            } catch {
-                failure = error
-                break
-            }
-        }
-        // Unbound before the blocks go: a deinit that resolves starts a resolve of its own
-        // instead of joining a finished one (and the unretained binding never outlives the
-        // context it names).
-        thread.context = previous
-        work = []
-        return failure
-    }
-
 }

@@ -43,13 +43,13 @@ enum SlotBuildState {
             self.sequence = sequence
         }
 
-        /// Hands what a discarded build holds to `graveyard`, for release after unlocking: the
+        /// Hands what a discarded build holds to `releases`, for release after unlocking: the
         /// box, a weak slot's instance, and the registration (removed or replaced meanwhile,
         /// this may be its last reference, and its deinit releases the factory's captures).
-        func discard(into graveyard: inout Graveyard) {
-            graveyard.append(box)
-            if let object { graveyard.append(object) }
-            graveyard.append(entry)
+        func discard(into releases: inout DeferredReleases) {
+            releases.append(box)
+            if let object { releases.append(object) }
+            releases.append(entry)
         }
     }
 
@@ -66,21 +66,4 @@ enum SlotBuildState {
         if case .built(_, let built) = self { return built }
         return nil
     }
-}
-
-/// What a resolve does about a slot it needs, decided under the coordinator's lock
-/// (`BuildCoordinator.decide`).
-enum SlotAction {
-    /// Use this published instance.
-    case read(Any)
-    /// Use this instance, built by this resolve or its group and not published: incomplete
-    /// (a cycle in flight), so what is built from it is incomplete too.
-    case readBuilt(Any)
-    /// The slot is now this resolve's to build.
-    case build
-    /// Another resolve builds it: wait for it (a thread blocks on the coordinator's
-    /// condition), then decide again.
-    case wait(for: ResolutionContext)
-    /// Fail: a constructor cycle, or the group already failed.
-    case fail(any Error)
 }

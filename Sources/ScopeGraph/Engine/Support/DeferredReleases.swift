@@ -3,7 +3,7 @@
 ///
 /// The first four are kept inline, so that the usual transition (a published slot, a retired
 /// group, a replaced box) allocates nothing; more go to an array.
-struct Graveyard {
+struct DeferredReleases {
     private var first: AnyObject?
     private var second: AnyObject?
     private var third: AnyObject?
@@ -29,7 +29,7 @@ struct Graveyard {
     }
 
     /// Releases what it holds (call with no lock held).
-    mutating func empty() {
+    mutating func releaseAll() {
         first = nil
         second = nil
         third = nil

@@ -3,10 +3,12 @@
 /// another resolve's build waits as a reader (`BuildCoordinator+Readers.swift`), without a
 /// resolve of its own.
 extension ResolutionContext {
-    /// What the shortcut did for a request. Not generic (the instance goes to the caller's
-    /// closure): in unspecialized generic code, an enum with a `T` payload costs a runtime
-    /// metadata lookup per call, as much as the rest of a transient's resolve.
-    enum ShortcutStep {
+    /// What the shortcut did for a request, or what the caller does next: decided by
+    /// `shortcut`. `ShortcutOutcome` is the same without the slot, for the inlinable
+    /// `resolveAsync` (`Container.resolveWithoutSuspending`). Not generic (the instance goes to
+    /// the caller's closure): in unspecialized generic code, an enum with a `T` payload costs a
+    /// runtime metadata lookup per call, as much as the rest of a transient's resolve.
+    enum ShortcutDecision {
         /// The instance was handed to the caller.
         case delivered
         /// Another resolve is building the cached instance: wait for that build to end
@@ -39,7 +41,7 @@ extension ResolutionContext {
     /// records what the others would skip.
     static func shortcut<T>(
         _ key: Key, as type: T.Type, from start: Container, startsResolve: Bool, deliver: (T) -> Void
-    ) throws -> ShortcutStep {
+    ) throws -> ShortcutDecision {
         do {
             return try shortcutInContext(key, as: type, from: start, startsResolve: startsResolve, deliver: deliver)
         } catch let declined as BuildCoordinator.DeclinedWait {
@@ -49,7 +51,7 @@ extension ResolutionContext {
 
     private static func shortcutInContext<T>(
         _ key: Key, as type: T.Type, from start: Container, startsResolve: Bool, deliver: (T) -> Void
-    ) throws -> ShortcutStep {
+    ) throws -> ShortcutDecision {
         try withContext { context in
             context.noteTopLevelStart(start)
             let scope = ScopeActivity.current
@@ -68,8 +70,8 @@ extension ResolutionContext {
                     // Invariant: an entry of `T`'s own type makes `Slot<T>`s (`Entry<T>`).
                     assert(slot is Slot<T>, "ScopeGraph: a \(Swift.type(of: slot)) for \(T.self)")
                     if unsafeDowncast(slot, to: Slot<T>.self).deliverPublished(to: deliver) { return .delivered }
-                } else if let step = deliverForwarded(slot, as: T.self, to: deliver) {
-                    return step
+                } else if let decision = deliverForwarded(slot, as: T.self, to: deliver) {
+                    return decision
                 }
                 guard startsResolve else { return .resolveAsync }
                 // Only a fresh resolve, which no other resolve can reach yet, builds here: not
@@ -92,12 +94,12 @@ extension ResolutionContext {
         }
     }
 
-    /// The shortcut's step for a forwarded type's published instance; `nil` when none is
+    /// The shortcut's decision for a forwarded type's published instance; `nil` when none is
     /// published. A function of its own: the `T?` of its cast costs a metadata lookup, which
     /// requests for a registration's own type should not pay.
     @inline(never)
     private static func deliverForwarded<T>(_ slot: AnySlot, as type: T.Type, to deliver: (T) -> Void)
-        -> ShortcutStep?
+        -> ShortcutDecision?
     {
         guard let published = slot.publishedAny() else { return nil }
         // A forwarded request whose instance is not a `T` gets its error from the async path.

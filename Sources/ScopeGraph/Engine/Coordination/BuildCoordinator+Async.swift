@@ -1,5 +1,5 @@
 /// The async driver of the coordinator's state machine: the same decisions (`decide`,
-/// `finishStep`) as a thread's, but a task that must wait suspends on a continuation instead
+/// `decideFinish`) as a thread's, but a task that must wait suspends on a continuation instead
 /// of blocking its thread, and a cancelled task stops waiting.
 extension BuildCoordinator {
     /// One suspended wait, so that a cancellation handler can find it. `isCancelled` is only
@@ -22,9 +22,9 @@ extension BuildCoordinator {
         context.usedCoordinator = true
         // The first decision is made without a continuation or a cancellation handler: most
         // requests read or build at once (a cancelled task still does; cancellation ends waits).
-        let first = withLock { graveyard in
+        let first = withLock { releases in
             joinOwnGroup(context)
-            return decide(slot, for: context, key: key, waitedOn: handedOffTo, suspending: true, into: &graveyard)
+            return decide(slot, for: context, key: key, waitedOn: handedOffTo, suspending: true, into: &releases)
         }
         switch first {
         case .read(let value): return value
@@ -39,16 +39,16 @@ extension BuildCoordinator {
         // The resolve whose build this one waited for last: if that build fails, its error.
         var waitedOn = handedOffTo
         while true {
-            var decided: SlotAction?
+            var decided: SlotDecision?
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let suspends = withLock { graveyard in
+                    let suspends = withLock { releases in
                         joinOwnGroup(context)
                         stopWaiting(context)
-                        let action = decide(
-                            slot, for: context, key: key, waitedOn: waitedOn, suspending: true, into: &graveyard)
-                        guard case .wait(let owner) = action, !waiter.isCancelled else {
-                            decided = action
+                        let decision = decide(
+                            slot, for: context, key: key, waitedOn: waitedOn, suspending: true, into: &releases)
+                        guard case .wait(let owner) = decision, !waiter.isCancelled else {
+                            decided = decision
                             return false
                         }
                         startWaiting(context, on: owner, for: slot, key: key)
@@ -78,29 +78,29 @@ extension BuildCoordinator {
     /// `finish` for an async resolve: suspends while the group's other members have not
     /// finished. Not cancellable: the resolve's instances are published or released first.
     func finishAsync(_ context: ResolutionContext) async throws {
-        // The first step is taken without suspending: a resolve alone in its group (one that
-        // only read or built instances) finishes in one lock.
-        var step: FinishStep? = withLock { graveyard in
+        // The first decision is made without suspending: a resolve alone in its group (one
+        // that only read or built instances) finishes in one lock.
+        var decision: FinishDecision? = withLock { releases in
             begin(finishing: context)
-            return finishStepRetiring(context, into: &graveyard)
+            return decideFinishRetiring(context, into: &releases)
         }
         var waiter: Waiter?
         while true {
-            if step == nil {
+            if decision == nil {
                 let current = waiter ?? makeWaiter()
                 waiter = current
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let suspends = withLock { graveyard in
-                        step = finishStepRetiring(context, into: &graveyard)
-                        if step == nil {
+                    let suspends = withLock { releases in
+                        decision = decideFinishRetiring(context, into: &releases)
+                        if decision == nil {
                             suspended[current.id] = SuspendedWait(context: context, continuation: continuation)
                         }
-                        return step == nil
+                        return decision == nil
                     }
                     if !suspends { continuation.resume() }
                 }
             }
-            switch step {
+            switch decision {
             case nil:
                 continue  // woken: decide again
             case .done:
@@ -109,28 +109,30 @@ extension BuildCoordinator {
                 throw error
             case .runBlocks(var work):
                 let failure = runBlocks(&work, of: context)
-                withLock { graveyard in endBlocks(of: context, failure: failure, into: &graveyard) }
+                withLock { releases in endBlocks(of: context, failure: failure, into: &releases) }
                 if let failure {
-                    withLock { graveyard in retire(context, into: &graveyard) }
+                    withLock { releases in retire(context, into: &releases) }
                     throw failure
                 }
-                step = nil
+                decision = nil
             case .wait:
                 preconditionFailure("ScopeGraph: a finishing resolve woke without a step")
             }
         }
     }
 
-    /// `finishStep`, retiring `context` when the step ends its resolve; `nil` for `.wait`.
-    /// Call with the lock held.
-    private func finishStepRetiring(_ context: ResolutionContext, into graveyard: inout Graveyard) -> FinishStep? {
-        let step = finishStep(context, into: &graveyard)
-        switch step {
+    /// `decideFinish`, retiring `context` when the decision ends its resolve; `nil` for
+    /// `.wait`. Call with the lock held.
+    private func decideFinishRetiring(_ context: ResolutionContext, into releases: inout DeferredReleases)
+        -> FinishDecision?
+    {
+        let decision = decideFinish(context, into: &releases)
+        switch decision {
         case .wait: return nil
-        case .done, .failed: retire(context, into: &graveyard)
+        case .done, .failed: retire(context, into: &releases)
         case .runBlocks: break
         }
-        return step
+        return decision
     }
 
     /// Makes `builder` the owner of `slot`, which `requester` owns: the factory runs in
@@ -157,7 +159,9 @@ extension BuildCoordinator {
     /// not failed) from the group of the resolve it built for: its error stays in its slots
     /// for those waiting for them (that resolve among them), which may handle it, instead of
     /// failing that whole resolve. True when it withdrew. Call with the lock held.
-    func withdraw(failedBuild context: ResolutionContext, error: any Error, into graveyard: inout Graveyard) -> Bool {
+    func withdraw(failedBuild context: ResolutionContext, error: any Error, into releases: inout DeferredReleases)
+        -> Bool
+    {
         // Invariant: a branch never fails (`runBranch` ends it either way), so a context with a
         // `handedOffBy` that fails is a handed-off build.
         assert(
@@ -167,9 +171,9 @@ extension BuildCoordinator {
             !(error is CancellationError)
         else { return false }
         context.isDone = true
-        release(context, failure: error, into: &graveyard)
+        release(context, failure: error, into: &releases)
         group.members.removeAll { $0 === context }
-        retire(context, into: &graveyard)
+        retire(context, into: &releases)
         wakeAll()
         return true
     }

@@ -3,9 +3,9 @@
 ///
 /// A reader holds no slot and belongs to no resolve, so nothing ever waits for it: it cannot
 /// be part of a cycle of waits, and it needs no `ResolutionContext`, no `ResolutionGroup` and
-/// no finish step. It suspends on the slot itself and is woken only when the build it waited
-/// for ends (`wakeReaders(of:)`), not by every change of the coordinator's state, so a
-/// thousand tasks awaiting one build are each resumed once.
+/// nothing to finish (`finish`). It suspends on the slot itself and is woken only when the
+/// build it waited for ends (`wakeReaders(of:)`), not by every change of the coordinator's
+/// state, so a thousand tasks awaiting one build are each resumed once.
 extension BuildCoordinator {
     /// A task suspended until a slot's build ends.
     struct SlotReader {
@@ -13,7 +13,9 @@ extension BuildCoordinator {
         let continuation: CheckedContinuation<ReaderWake, Never>
     }
 
-    /// Why a reader was resumed.
+    /// Why a reader's wait for a build ended, and so what it does next: decided under the lock,
+    /// when the build ends (`wakeReaders(of:)`), when the reader comes (`notBuilding`,
+    /// `cancelled`) or when its task is cancelled; `awaitBuild(of:)` returns it.
     enum ReaderWake {
         /// The build ended (published, given up or discarded): look again.
         case lookAgain
@@ -24,26 +26,16 @@ extension BuildCoordinator {
         case notBuilding
         /// The async build it waited for failed: the error every waiter of that build gets.
         case failed(any Error)
-        /// The reader's task was cancelled.
+        /// The reader's task was cancelled (the build goes on).
         case cancelled
     }
 
-    /// How a reader's wait for a build ended (`awaitBuild(of:)`).
-    enum BuildWait {
-        /// The build ended: read the slot again.
-        case ended
-        /// Nobody was building the slot.
-        case notBuilding
-        /// The build published this instance, in a weak slot: it is the reader's.
-        case instance(Carried<AnyObject>)
-    }
-
     /// Suspends until the build of `slot` in progress ends; returns at once when nobody is
-    /// building it. Throws the build's error if it failed, and `CancellationError` if the
-    /// calling task is cancelled meanwhile (the build goes on).
-    func awaitBuild(of slot: AnySlot) async throws -> BuildWait {
+    /// building it or the calling task is cancelled. The caller throws what `.failed` and
+    /// `.cancelled` say.
+    func awaitBuild(of slot: AnySlot) async -> ReaderWake {
         let waiter = makeWaiter()
-        let wake = await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ReaderWake, Never>) in
                 let immediate: ReaderWake? = withLock { _ in
                     if waiter.isCancelled { return .cancelled }
@@ -59,13 +51,6 @@ extension BuildCoordinator {
                 guard let index = slot.readers.firstIndex(where: { $0.waiter === waiter }) else { return }
                 pendingResumes.append(.reader(slot.readers.remove(at: index).continuation, .cancelled))
             }
-        }
-        switch wake {
-        case .lookAgain: return .ended
-        case .published(let instance): return .instance(instance)
-        case .notBuilding: return .notBuilding
-        case .failed(let error): throw error
-        case .cancelled: throw CancellationError()
         }
     }
 
