@@ -42,7 +42,21 @@ extension Container: Resolving, ResolutionEntryPoint {
     public func resolveAsync<T>(
         _ type: T.Type = T.self, tag: ServiceTag? = nil, isolation: isolated (any Actor)? = #isolation
     ) async throws -> T {
-        if tag == nil, let cached = cachedInstance(of: T.self) { return cached }
+        if tag == nil, let read = beginCachedRead(ofType: T.self) {
+            if let cached = read.published(as: T.self) {
+                read.end()
+                return cached
+            }
+            // The typed fast path (`FastConstruction`): a plain `unique` registration cannot
+            // suspend, so it runs synchronously here.
+            if let entry = read.fastUnique(as: T.self) {
+                if let value = try FastConstruction.construct(entry, from: self, via: nil, forAsync: true) {
+                    return value
+                }
+            } else {
+                read.end()
+            }
+        }
         var found: T?
         let outcome = try resolveWithoutSuspending(type, tag: tag, into: { found = $0 })
         if outcome == .delivered, let found { return found }
@@ -78,16 +92,6 @@ extension Container: Resolving, ResolutionEntryPoint {
         let key = Key(T.self, tag: tag)
         guard waitFirst else { return try await resolveAsyncFully(key, as: type, arguments: nil) }
         return try await resolveAsyncValue(key, as: type, arguments: nil)
-    }
-
-    /// The cached-read probe: the published instance of the cached registration memoized for
-    /// `T`'s untagged key, read without a lock, or `nil`.
-    @inlinable
-    func cachedInstance<T>(of type: T.Type) -> T? {
-        guard let read = beginCachedRead(ofType: T.self) else { return nil }
-        let cached = read.published(as: T.self)
-        read.end()
-        return cached
     }
 
     /// Everything but the cached-read probe: joins the resolve in progress on this thread or

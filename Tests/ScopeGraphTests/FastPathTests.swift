@@ -1,6 +1,7 @@
 import Foundation
 import ScopeGraph
 import Testing
+import WatchdogSupport
 
 /// The typed fast path (`FastConstruction`): a `unique` registration with a plain synchronous
 /// factory and no blocks, once its lookup is memoized (from the third resolve of a key from a
@@ -93,6 +94,43 @@ import Testing
         let pair = try container.resolve(Pair.self)
         #expect(pair.first === pair.second)
         #expect(try container.resolve(Pair.self).first !== pair.first, "a graph instance outlived its resolve")
+    }
+
+    /// `resolveAsync` of a plain `unique` registration takes the fast path from a task, joins
+    /// the resolve of the async factory that asks (a `graph` instance is shared with it), and in
+    /// a child task of that factory is a branch of its resolve: a cycle back to the factory's
+    /// singleton is reported, not waited for.
+    @Test func resolveAsyncOnTheFastPathJoinsAsyncFactoriesAndTheirChildTasks() async throws {
+        let container = Container(name: "app")
+        defer { container.removeAll() }  // a factory captures the container
+        container.register(Shared.self, lifetime: .graph) { _ in Shared() }
+        container.register(Holder.self, lifetime: .unique) { r in Holder(shared: try r.resolve()) }
+        container.register(Pair.self, lifetime: .unique) { r in
+            let holder = try await container.resolveAsync(Holder.self)
+            return Pair(first: holder.shared, second: try await r.resolveAsync(Shared.self))
+        }
+        container.register(Left.self, lifetime: .unique) { r in
+            _ = try r.resolve(Store.self)
+            return Left()
+        }
+        container.register(Store.self, lifetime: .singleton) { r in
+            async let left = container.resolveAsync(Left.self)
+            _ = try await left
+            return Store(middle: Middle(config: Config()))
+        }
+        let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (Bool, String) in
+            for _ in 0..<3 {
+                _ = try await container.resolveAsync(Holder.self)
+                _ = try? await container.resolveAsync(Pair.self)
+                _ = try? await container.resolveAsync(Left.self)
+            }
+            let pair = try await container.resolveAsync(Pair.self)
+            let cycle = await Result { try await container.resolveAsync(Store.self) }
+            return (pair.first === pair.second, outcomeName(cycle))
+        }
+        guard let (shared, cycle) = outcome else { return }
+        #expect(shared, "the holder's graph instance was not the factory's")
+        #expect(cycle == "circularDependency")
     }
 
     /// A fast-path instance built from an incomplete one (a singleton with a block, built in

@@ -76,6 +76,14 @@ struct FastConstruction {
         }
     }
 
+    /// `begin` for a top-level request of `resolveAsync`: `nil` also when the calling task is
+    /// a child task of an async factory's resolve (its request is a branch of that resolve).
+    @usableFromInline
+    static func beginForAsync(_ entry: AnyEntry, from start: Container) throws -> FastConstruction? {
+        if ResolutionContext.branchPointElsewhere != nil { return nil }
+        return try begin(entry, from: start, via: nil)
+    }
+
     /// The factory threw `error`: pops the frame and, for a top-level request, fails the
     /// resolve. Returns the error to throw (see `ResolutionContext.failConstruction`).
     @usableFromInline
@@ -97,10 +105,13 @@ struct FastConstruction {
 
 extension FastConstruction {
     /// Resolves `entry`'s instance on the fast path, or `nil` when the general path must
-    /// (see `begin`).
+    /// (see `begin`); `forAsync` for a request of `resolveAsync` (`beginForAsync`).
     @inlinable
-    static func construct<T>(_ entry: Entry<T>, from start: Container, via resolver: Resolver?) throws -> T? {
-        guard let construction = try begin(entry, from: start, via: resolver) else { return nil }
+    static func construct<T>(
+        _ entry: Entry<T>, from start: Container, via resolver: Resolver?, forAsync: Bool = false
+    ) throws -> T? {
+        let begun = try forAsync ? beginForAsync(entry, from: start) : begin(entry, from: start, via: resolver)
+        guard let construction = begun else { return nil }
         let value: T
         do {
             value = try entry.callPlain(construction.resolver)
