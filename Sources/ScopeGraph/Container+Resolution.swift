@@ -50,7 +50,7 @@ extension Container: Resolving, ResolutionEntryPoint {
             // The typed fast path (`FastConstruction`): a plain `unique` registration cannot
             // suspend, so it runs synchronously here.
             if let entry = read.fastUnique(as: T.self) {
-                if let value = try FastConstruction.construct(entry, from: self, via: nil, forAsync: true) {
+                if let value = try FastConstruction.construct(entry, from: self, via: nil) {
                     return value
                 }
             } else {

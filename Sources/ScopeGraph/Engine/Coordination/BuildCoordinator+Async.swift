@@ -28,9 +28,6 @@ extension BuildCoordinator {
         }
         switch first {
         case .read(let value): return value
-        case .readBuilt(let value):
-            context.noteIncompleteRead()
-            return value
         case .build: return nil
         case .fail(let error): throw error
         case .wait: break  // decided again below, ready to suspend
@@ -65,9 +62,6 @@ extension BuildCoordinator {
             guard let decided else { continue }  // woken: decide again
             switch decided {
             case .read(let value): return value
-            case .readBuilt(let value):
-                context.noteIncompleteRead()
-                return value
             case .build: return nil
             case .fail(let error): throw error
             case .wait: throw CancellationError()

@@ -42,9 +42,6 @@ final class BuildCoordinator: @unchecked Sendable {
                 {
                 case .read(let value):
                     return value
-                case .readBuilt(let value):
-                    context.noteIncompleteRead()
-                    return value
                 case .build:
                     return nil
                 case .fail(let error):
@@ -104,10 +101,10 @@ final class BuildCoordinator: @unchecked Sendable {
             return .build
         }
         if owner === context {
-            if let built = slot.build.built { return .readBuilt(built.value) }
+            if let built = slot.build.built { return readIncomplete(built, by: context) }
             return .fail(context.cycleError(key))
         }
-        if owner.group === context.group, let built = slot.build.built { return .readBuilt(built.value) }
+        if owner.group === context.group, let built = slot.build.built { return readIncomplete(built, by: context) }
         // A branch asking for what the factory it branched from waits on: a cycle.
         if !context.branchAncestry.isEmpty, context.isBuildingOnBranchPath(slot, by: owner) {
             return .fail(context.cycleError(key))
@@ -126,7 +123,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 cycle = next
             }
             wakeAll()
-            if let built = slot.build.built { return .readBuilt(built.value) }
+            if let built = slot.build.built { return readIncomplete(built, by: context) }
             // Now in one group, a member that waits for an instance already built can read
             // it and go on: those waits came from publication being delayed, not from a
             // dependency cycle. Only if a cycle of waits remains without them is this a
@@ -142,14 +139,20 @@ final class BuildCoordinator: @unchecked Sendable {
         return .wait(for: owner)
     }
 
+    /// `.read` of an instance built by `context` or its group and not published: incomplete
+    /// (a cycle in flight), so the frames of `context` reading it are built from an incomplete
+    /// instance (`noteIncompleteRead`). `decide` runs on the thread or task of `context`.
+    private func readIncomplete(_ built: SlotBuildState.Built, by context: ResolutionContext) -> SlotDecision {
+        context.noteIncompleteRead()
+        return .read(built.value)
+    }
+
     /// What a resolve does about a slot it needs: decided by `decide`, under the lock; the
     /// caller (`acquire`, `acquireAsync`) acts on it after unlocking.
     enum SlotDecision {
-        /// Use this published instance.
+        /// Use this instance: published, or built by this resolve or its group and not
+        /// published (`readIncomplete`, which has marked the reader's frames).
         case read(Any)
-        /// Use this instance, built by this resolve or its group and not published: incomplete
-        /// (a cycle in flight), so what is built from it is incomplete too.
-        case readBuilt(Any)
         /// The slot is now this resolve's to build.
         case build
         /// Another resolve builds it: wait for it (a thread blocks on the coordinator's

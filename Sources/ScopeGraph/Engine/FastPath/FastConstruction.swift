@@ -44,7 +44,9 @@ struct FastConstruction {
         } else if let bound = thread._withUnsafeGuaranteedRef({ $0.context }) {
             context = bound
         } else {
-            // A `container.resolve` made directly inside an async factory joins its resolve.
+            // A `container.resolve` made directly inside an async factory joins its resolve, and
+            // a request from one of its child tasks is a branch of it (a child task inherits the
+            // task-local): both are the general path's.
             if ResolutionContext.taskContext != nil { return nil }
             context = thread._withUnsafeGuaranteedRef { state in
                 let context = ResolutionContext.takeSpare(of: state) ?? ResolutionContext()
@@ -71,17 +73,9 @@ struct FastConstruction {
         context.leaveConstruction(entry)
         guard let beganOn else { return }
         try beganOn._withUnsafeGuaranteedRef { thread in
-            defer { if context.unbind(from: thread) { thread.spare = context } }
+            defer { context.unbind(from: thread) }
             try context.endTopLevel()
         }
-    }
-
-    /// `begin` for a top-level request of `resolveAsync`: `nil` also when the calling task is
-    /// a child task of an async factory's resolve (its request is a branch of that resolve).
-    @usableFromInline
-    static func beginForAsync(_ entry: AnyEntry, from start: Container) throws -> FastConstruction? {
-        if ResolutionContext.branchPointElsewhere != nil { return nil }
-        return try begin(entry, from: start, via: nil)
     }
 
     /// The factory threw `error`: pops the frame and, for a top-level request, fails the
@@ -105,13 +99,10 @@ struct FastConstruction {
 
 extension FastConstruction {
     /// Resolves `entry`'s instance on the fast path, or `nil` when the general path must
-    /// (see `begin`); `forAsync` for a request of `resolveAsync` (`beginForAsync`).
+    /// (see `begin`).
     @inlinable
-    static func construct<T>(
-        _ entry: Entry<T>, from start: Container, via resolver: Resolver?, forAsync: Bool = false
-    ) throws -> T? {
-        let begun = try forAsync ? beginForAsync(entry, from: start) : begin(entry, from: start, via: resolver)
-        guard let construction = begun else { return nil }
+    static func construct<T>(_ entry: Entry<T>, from start: Container, via resolver: Resolver?) throws -> T? {
+        guard let construction = try begin(entry, from: start, via: resolver) else { return nil }
         let value: T
         do {
             value = try entry.callPlain(construction.resolver)
@@ -128,8 +119,6 @@ extension ResolutionContext {
     /// `withContext` does.
     func endFailedTopLevel(_ error: any Error, on thread: Unmanaged<ThreadState>) {
         failTopLevel(error)
-        thread._withUnsafeGuaranteedRef { thread in
-            if unbind(from: thread) { thread.spare = self }
-        }
+        thread._withUnsafeGuaranteedRef { unbind(from: $0) }
     }
 }

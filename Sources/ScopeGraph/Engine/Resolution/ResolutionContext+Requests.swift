@@ -18,7 +18,7 @@ extension ResolutionContext {
             }
             let context = takeSpare(of: thread) ?? ResolutionContext()
             thread.context = context
-            defer { if context.unbind(from: thread) { thread.spare = context } }
+            defer { context.unbind(from: thread) }
             let result: R
             do {
                 result = try body(context)
@@ -63,10 +63,10 @@ extension ResolutionContext {
         BuildCoordinator.shared.fail(self, with: error)
     }
 
-    /// Unbinds the finished context from `thread`; returns whether the thread may keep it as
-    /// its spare (it keeps none yet). Whether the spare may be reused is decided when it is
-    /// taken (`takeSpare`, which resets its coordination state, `isAsync` included).
-    func unbind(from thread: ThreadState) -> Bool {
+    /// Unbinds the finished context from `thread`, which keeps it as its spare if it keeps none
+    /// yet. Whether the spare may be reused is decided when it is taken (`takeSpare`, which
+    /// resets its coordination state, `isAsync` included).
+    func unbind(from thread: ThreadState) {
         thread.context = nil
         topLevelStart = nil
         clearFinishedWork()
@@ -74,7 +74,7 @@ extension ResolutionContext {
         // Set by `resolveAsync`'s shortcut; a resolve that never took part in coordination was
         // never seen by another one.
         if isAsync, !usedCoordinator { isAsync = false }
-        return thread.spare == nil && !isWeaklyReferenced
+        if thread.spare == nil, !isWeaklyReferenced { thread.spare = self }
     }
 
     /// The thread's spare context, ready for a new top-level resolve, or `nil`. One that took
