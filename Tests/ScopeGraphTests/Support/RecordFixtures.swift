@@ -1,4 +1,4 @@
-/// Types shared by the probes of `unique` registrations (`UniqueRecordProbeTests`).
+/// Types shared by the probes of `unique` registrations (`UniqueRecordTests`).
 enum RecordFixtures {
     final class Widget: Sendable {
         let name: String

@@ -3,7 +3,7 @@ import ScopeGraph
 import Testing
 import WatchdogSupport
 
-/// The chain the issue requires: a main-actor view model depending on an async database
+/// A chain of the three kinds of factory: a main-actor view model depending on an async database
 /// singleton depending on a synchronous config. It resolves (a) with an async main-actor view
 /// model factory through `resolveAsync` from a background task, (b) with the database built by
 /// `bootstrapAsync()` and a `mainActorFactory:` view model resolved synchronously on the main

@@ -2,17 +2,19 @@ import Foundation
 import ScopeGraph
 import Testing
 
-/// Reproductions of known bugs of the engine, written against the public contract only:
+/// What a collaborator that is freed (or whose registration is removed) leaves behind, seen from
+/// the container that resolved through it:
 ///
-/// - a `perContainer` instance cached for a registration of a collaborator that has since been
-///   freed (or removed) answers for the registration that comes next, even for another type
-///   (a type confusion), and stays alive in the container that resolved it;
-/// - `resolveIfRegistered` throws `.notRegistered` instead of returning `nil` when the
-///   collaborator that holds the registration is freed while another thread resolves through it.
+/// - a `perContainer` instance cached for the freed collaborator's registration never answers for
+///   the registration that comes next (not even one of another type), and does not stay alive in
+///   the container that resolved it;
+/// - `resolveIfRegistered` gives a value or `nil`, never `.notRegistered`, while another thread
+///   frees the collaborator that holds the registration.
 ///
-/// The override scope entered during a resolve is in
-/// `Tests/ScopeGraphTestingTests/NestedOverrideScopeTests.swift`, which needs ScopeGraphTesting.
-@Suite struct EngineBugTests {
+/// Regression tests: each of these once failed (CHANGELOG.md). The override scope entered during a
+/// resolve is in `Tests/ScopeGraphTestingTests/Overrides/NestedOverrideScopeTests.swift`, which
+/// needs ScopeGraphTesting.
+@Suite struct FreedCollaboratorTests {
     /// A login session: the `perContainer` service a session container registers.
     final class Session: Sendable {
         let login: Int
@@ -29,7 +31,7 @@ import Testing
     /// What `resolveIfRegistered` looks for in the stress test.
     final class Marker: Sendable {}
 
-    // MARK: - a. Wrong instance after a collaborator is freed
+    // MARK: - No instance of a freed collaborator answers for another registration
 
     @Test func eachNewSessionCollaboratorGivesItsOwnPerContainerSession() throws {
         let main = Container(name: "main")
@@ -176,7 +178,7 @@ import Testing
         }
     }
 
-    // MARK: - c. resolveIfRegistered while a collaborator is freed
+    // MARK: - resolveIfRegistered while a collaborator is freed
 
     @Test(arguments: [Lifetime.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer])
     func resolveIfRegisteredGivesAValueOrNilWhileTheCollaboratorHoldingTheRegistrationIsFreed(
@@ -223,7 +225,7 @@ import Testing
         }
         guard finished else { return }  // runOnThreads recorded the hang
         print(
-            "EngineBugTests (\(lifetime)): \(rounds.value) collaborators, \(values.value) values, \(nils.value) nils,"
+            "FreedCollaboratorTests (\(lifetime)): \(rounds.value) collaborators, \(values.value) values, \(nils.value) nils,"
                 + " \(errorCount.value) errors")
         #expect(rounds.value > 0 && values.value + nils.value + errorCount.value > 0, "nothing ran")
         for error in errors.current { Issue.record(Comment(rawValue: "resolveIfRegistered threw: \(error)")) }

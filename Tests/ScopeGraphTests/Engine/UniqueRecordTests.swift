@@ -4,9 +4,11 @@ import Testing
 @testable import ScopeGraph
 
 /// Adversarial probes of `unique` registrations stored as records (PlainRegistration.swift):
-/// every operation at every point of the record → entry change, against the design contract.
-/// Complements UniqueRecordTests.
-@Suite struct UniqueRecordProbeTests {
+/// every operation at every point of the record → entry change, against the design contract:
+/// cycles, optionals and forwarding, snapshots, registration order, removal, factories that change
+/// their own container, lifetimes, errors, type shapes and threads behave as they do for any
+/// registration.
+@Suite struct UniqueRecordTests {
     private final class A: @unchecked Sendable { var b: B? }
     private final class B: @unchecked Sendable {
         let a: A?

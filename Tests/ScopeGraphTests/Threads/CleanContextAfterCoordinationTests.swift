@@ -9,7 +9,7 @@ import Testing
 /// resolves take part in coordination and then checks that the thread's next resolves start
 /// clean: their own `graph` instances, their own paths in errors, no cycle carried over, and
 /// the coordination of the next round unaffected.
-@Suite struct SpareContextReuseTests {
+@Suite struct CleanContextAfterCoordinationTests {
     final class Left: @unchecked Sendable {
         var right: Right?
     }
