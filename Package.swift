@@ -21,11 +21,13 @@ let package = Package(
         .executableTarget(name: "scopegraph-demo", dependencies: ["ScopeGraph"]),
         .executableTarget(name: "scopegraph-bench", dependencies: ["ScopeGraph", "ScopeGraphTesting"]),
         .executableTarget(name: "scopegraph-server", dependencies: ["ScopeGraph"]),
-        // What the test targets share: the async watchdog and how long it waits.
-        .target(name: "WatchdogSupport", dependencies: ["ScopeGraph"], path: "Tests/WatchdogSupport"),
-        .testTarget(name: "ScopeGraphTests", dependencies: ["ScopeGraph", "WatchdogSupport"]),
+        // What the test targets share (Tests/README.md): work on threads and in tasks under a
+        // watchdog, rounds with a report of the failed ones, recorders and service fixtures.
+        .target(name: "ScopeGraphTestSupport", dependencies: ["ScopeGraph"], path: "Tests/ScopeGraphTestSupport"),
+        .testTarget(name: "ScopeGraphTests", dependencies: ["ScopeGraph", "ScopeGraphTestSupport"]),
         .testTarget(
-            name: "ScopeGraphTestingTests", dependencies: ["ScopeGraph", "ScopeGraphTesting", "WatchdogSupport"]),
+            name: "ScopeGraphTestingTests",
+            dependencies: ["ScopeGraph", "ScopeGraphTesting", "ScopeGraphTestSupport"]),
         // An app-like module with default main-actor isolation, as new Xcode app targets have.
         .testTarget(
             name: "ScopeGraphMainActorTests", dependencies: ["ScopeGraph"],

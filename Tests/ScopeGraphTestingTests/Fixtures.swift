@@ -1,21 +1,10 @@
 import Dispatch
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // Shared test doubles. Every test builds its own containers from these; nothing here is mutable
 // global state.
-
-/// Counts calls, safely from any thread.
-final class Tally: Sendable {
-    private let count = Locked(0)
-    var value: Int { count.withLock { $0 } }
-    @discardableResult func increment() -> Int {
-        count.withLock {
-            $0 += 1
-            return $0
-        }
-    }
-}
 
 protocol API: AnyObject, Sendable {
     var name: String { get }
@@ -55,8 +44,8 @@ final class Holder: Sendable {
 /// of how often each factory ran.
 struct ProfileFixture {
     let container: Container
-    let apiBuilds = Tally()
-    let profileBuilds = Tally()
+    let apiBuilds = Counter()
+    let profileBuilds = Counter()
 
     init(name: String = "app") {
         container = Container(name: name)
@@ -71,27 +60,6 @@ struct ProfileFixture {
             return Profile(api: try r.resolve())
         }
     }
-}
-
-struct Boom: Error {}
-
-/// Runs `body` on a new thread and waits at most `seconds` for it; `nil` on timeout (recorded).
-func onAnotherThread<R: Sendable>(
-    seconds: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: @escaping @Sendable () -> R
-) -> R? {
-    let outcome = Locked<R?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    DispatchQueue.global().async {
-        let value = body()
-        outcome.withLock { $0 = value }
-        done.signal()
-    }
-    guard done.wait(timeout: .now() + seconds) == .success else {
-        Issue.record("timed out after \(seconds) s", sourceLocation: sourceLocation)
-        return nil
-    }
-    return outcome.withLock { $0 }
 }
 
 /// Main-actor state, like a view model's.

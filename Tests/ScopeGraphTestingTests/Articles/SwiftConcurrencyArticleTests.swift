@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
 

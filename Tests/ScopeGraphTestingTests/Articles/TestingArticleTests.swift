@@ -1,3 +1,4 @@
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
 import XCTest

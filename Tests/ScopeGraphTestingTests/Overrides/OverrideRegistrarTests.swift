@@ -1,3 +1,4 @@
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
 
@@ -30,7 +31,7 @@ import Testing
 
     /// Overrides `Widget` with a fake of `lifetime` whose builds `builds` counts, and registers
     /// a `WidgetPair` that asks for two widgets in one resolve.
-    private static func countedFake(_ lifetime: Lifetime, counting builds: Tally) -> (OverrideRegistrar) -> Void {
+    private static func countedFake(_ lifetime: Lifetime, counting builds: Counter) -> (OverrideRegistrar) -> Void {
         { registrar in
             registrar.register(Widget.self, lifetime: lifetime) { _ in
                 builds.increment()
@@ -45,7 +46,7 @@ import Testing
     @Test func aUniqueOverrideBuildsANewInstanceForEveryRequest() throws {
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .singleton) { _ in Widget("real") }
-        let builds = Tally()
+        let builds = Counter()
         try container.withOverrides(Self.countedFake(.unique, counting: builds)) {
             let pair = try container.resolve(WidgetPair.self)
             #expect(pair.first.label == "fake")
@@ -62,7 +63,7 @@ import Testing
     @Test func aGraphOverrideIsSharedWithinOneResolveAndBuiltAgainByTheNext() throws {
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
-        let builds = Tally()
+        let builds = Counter()
         try container.withOverrides(Self.countedFake(.graph, counting: builds)) {
             let pair = try container.resolve(WidgetPair.self)
             #expect(pair.first.label == "fake")
@@ -80,7 +81,7 @@ import Testing
     @Test func aSingletonOverrideIsBuiltOncePerScope() throws {
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
-        let builds = Tally()
+        let builds = Counter()
         let overrides = Self.countedFake(.singleton, counting: builds)
         let first = try container.withOverrides(overrides) {
             let first = try container.resolve(Widget.self)
@@ -99,7 +100,7 @@ import Testing
     @Test func aWeakSingletonOverrideIsRebuiltAfterItsLastStrongReferenceGoes() throws {
         let container = Container(name: "app")
         container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
-        let builds = Tally()
+        let builds = Counter()
         try container.withOverrides(Self.countedFake(.weakSingleton, counting: builds)) {
             var held: Widget? = try container.resolve(Widget.self)
             do {
@@ -122,7 +123,7 @@ import Testing
         let container = Container(name: "app")
         let child = container.makeChild(name: "child")
         container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
-        let builds = Tally()
+        let builds = Counter()
         try container.withOverrides {
             $0.register(Widget.self, lifetime: .perContainer) { r in
                 builds.increment()
@@ -145,12 +146,12 @@ import Testing
     @Test func anEagerSingletonOverrideIsBuiltOncePerScope() throws {
         let container = Container(name: "app")
         let child = container.makeChild(name: "child")
-        let realBuilds = Tally()
+        let realBuilds = Counter()
         container.register(Widget.self, lifetime: .eagerSingleton) { _ in
             realBuilds.increment()
             return Widget("real")
         }
-        let fakeBuilds = Tally()
+        let fakeBuilds = Counter()
         try container.withOverrides {
             $0.register(Widget.self, lifetime: .eagerSingleton) { _ in
                 fakeBuilds.increment()
@@ -171,7 +172,7 @@ import Testing
     /// container's cache stays empty, so `bootstrap()` after the scope builds them again.
     @Test func bootstrapInsideAScopeBuildsEagerSingletonsInTheScopeOnly() throws {
         let container = Container(name: "app")
-        let builds = Tally()
+        let builds = Counter()
         container.register(Widget.self, lifetime: .eagerSingleton) { _ in
             builds.increment()
             return Widget("eager")
@@ -257,7 +258,7 @@ import Testing
         let container = Container(name: "app")
         container.register((any API).self) { _ in RealAPI() }
         container.register(Holder.self) { _ in Holder() }.onResolved { r, holder in holder.api = try r.resolve() }
-        let calls = Tally()
+        let calls = Counter()
         try container.withOverrides {
             $0.register((any API).self) { _ in FakeAPI() }
             $0.register(Holder.self) { _ in Holder() }.onResolved { r, holder in

@@ -1,7 +1,7 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
-import WatchdogSupport
 
 /// An instance with an identity whose `onShutdown` hooks the suite records.
 private final class Resource: Sendable {
@@ -101,7 +101,7 @@ private struct OperationFailure: Error, Equatable {}
 
     @Test func theScopesInstancesAreShutDownAndThenFreedWhenItEnds() async throws {
         _ = try await withAsyncWatchdog {
-            let hooks = Tally()
+            let hooks = Counter()
             let container = Container(name: "app")
             container.register(Resource.self, lifetime: .singleton) { _ in Resource("singleton") }
                 .onShutdown { _ in hooks.increment() }

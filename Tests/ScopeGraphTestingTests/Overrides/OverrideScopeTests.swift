@@ -1,7 +1,7 @@
 import Dispatch
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
-import WatchdogSupport
 
 @Suite struct OverrideScopeTests {
     @Test func anOverrideAnswersBeforeTheContainersOwnRegistrationOnlyDuringTheOperation() throws {
@@ -218,7 +218,7 @@ import WatchdogSupport
             $0.register(String.self) { _ in "fake" }
         } operation: {
             let here = try? container.resolve(String.self)
-            let there = onAnotherThread { try? container.resolve(String.self) }
+            let there = try? StartedThread { try? container.resolve(String.self) }.value(timeout: 10)
             return [here, there ?? nil]
         }
         #expect(seen == ["fake", "real"])

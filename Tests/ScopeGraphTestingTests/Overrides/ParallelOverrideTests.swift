@@ -1,7 +1,7 @@
 import Dispatch
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
-import WatchdogSupport
 
 @Suite struct ParallelOverrideTests {
     /// What one task saw inside its scope.

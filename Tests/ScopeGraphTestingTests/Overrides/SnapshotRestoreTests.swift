@@ -1,4 +1,5 @@
 import Foundation
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
 
@@ -88,7 +89,7 @@ import Testing
 
     @Test func restoreUndoesBlocksAndForwardedTypesAddedToAnExistingRegistration() throws {
         let app = Container(name: "app")
-        let blockRuns = Tally()
+        let blockRuns = Counter()
         let widget = app.register(Widget.self) { _ in Widget("app") }
         widget.onResolved { _, _ in blockRuns.increment() }
         let expectedDescription = app.description
@@ -110,7 +111,7 @@ import Testing
 
     @Test func restoreEmptiesEveryCacheOfTheContainer() throws {
         let app = Container(name: "app")
-        let builds = Tally()
+        let builds = Counter()
         for lifetime in [Lifetime.singleton, .weakSingleton, .eagerSingleton, .perContainer] {
             app.register(Widget.self, tag: ServiceTag("\(lifetime)"), lifetime: lifetime) { _ in
                 builds.increment()
@@ -165,12 +166,7 @@ import Testing
         let snapshot = app.snapshot()
         let resolvedInDeinit = Locked(false)
         Self.addBlock(to: registration, resolving: app, flag: resolvedInDeinit)
-        let done = DispatchSemaphore(value: 0)
-        Thread {
-            app.restore(snapshot)
-            done.signal()
-        }.start()
-        let finished = done.wait(timeout: .now() + 20) == .success
+        let finished = StartedThread { app.restore(snapshot) }.result(timeout: 20) != nil
         #expect(finished, "restore did not return within 20 s")
         guard finished else { return }
         #expect(resolvedInDeinit.withLock { $0 })
@@ -231,7 +227,7 @@ import Testing
     func aRegistrationRemovedAndRestoredCachesItsInstancesAgain(lifetime: Lifetime) throws {
         let app = Container(name: "app")
         let feature = app.makeChild(name: "feature")
-        let runs = Tally()
+        let runs = Counter()
         let widget = app.register(Widget.self, lifetime: lifetime) { _ in
             runs.increment()
             return Widget("cached")
@@ -349,7 +345,7 @@ extension SnapshotRestoreTests {
     /// bootstrap after restore builds the eager singleton again.
     @Test func bootstrapAfterRestoreBuildsTheEagerSingletonAgain() throws {
         let container = Container(name: "c")
-        let builds = Tally()
+        let builds = Counter()
         container.register(Widget.self, lifetime: .eagerSingleton) { _ in
             builds.increment()
             return Widget()

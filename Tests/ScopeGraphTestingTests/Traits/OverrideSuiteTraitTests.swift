@@ -1,3 +1,4 @@
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
 
@@ -8,7 +9,7 @@ private enum SuiteFixture {
         let container = Container(name: "suite")
         container.register((any API).self, lifetime: .singleton) { _ in RealAPI() }
         container.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
-        container.register(Tally.self, lifetime: .singleton) { _ in Tally() }
+        container.register(Counter.self, lifetime: .singleton) { _ in Counter() }
         container.register(String.self) { _ in "real" }
         return container
     }()
@@ -33,10 +34,10 @@ struct OverrideSuiteTraitTests {
     func everyTestCaseGetsAScopeOfItsOwn(_ number: Int) async throws {
         // A singleton shared between cases (one suite-wide scope, or the container's cache)
         // would be incremented by several cases running in parallel.
-        let tally = try container.resolve(Tally.self)
+        let tally = try container.resolve(Counter.self)
         #expect(tally.increment() == 1, "case \(number)")
         await Task.yield()
-        #expect(try container.resolve(Tally.self) === tally)
+        #expect(try container.resolve(Counter.self) === tally)
         #expect(tally.value == 1, "case \(number)")
     }
 
@@ -72,10 +73,10 @@ struct OverrideSuiteTraitTests {
 
         @Test(arguments: 0..<8)
         func everyCaseOfANestedSuiteGetsAScopeOfItsOwn(_ number: Int) async throws {
-            let tally = try container.resolve(Tally.self)
+            let tally = try container.resolve(Counter.self)
             #expect(tally.increment() == 1, "case \(number)")
             await Task.yield()
-            #expect(try container.resolve(Tally.self) === tally)
+            #expect(try container.resolve(Counter.self) === tally)
             #expect(tally.value == 1, "case \(number)")
         }
 

@@ -1,7 +1,7 @@
 import Dispatch
+import ScopeGraphTestSupport
 import ScopeGraphTesting
 import Testing
-import WatchdogSupport
 
 /// One shared container, as an app's composition root would be: the tests below register
 /// fakes on it in their bodies, in parallel, and must never see each other's.
@@ -142,7 +142,7 @@ private enum App {
 
     @Test func anAsyncScopesCachedInstancesAreShutDownWhenItEnds() async throws {
         let fixture = ProfileFixture()
-        let closed = Tally()
+        let closed = Counter()
         let name = try await withAsyncWatchdog {
             try await fixture.container.withTestScope {
                 fixture.container.register(Widget.self, lifetime: .singleton) { _ async in Widget("pool") }

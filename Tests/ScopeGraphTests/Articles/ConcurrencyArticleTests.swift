@@ -1,5 +1,6 @@
 import Dispatch
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // The code of the Concurrency article (Sources/ScopeGraph/ScopeGraph.docc/Concurrency.md), as the

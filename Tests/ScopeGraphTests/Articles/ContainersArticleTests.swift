@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // The code of the Containers and Lookup article (Sources/ScopeGraph/ScopeGraph.docc/Containers.md),

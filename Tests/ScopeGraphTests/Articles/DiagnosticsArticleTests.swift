@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // The code of the Diagnostics article (Sources/ScopeGraph/ScopeGraph.docc/Diagnostics.md), as the

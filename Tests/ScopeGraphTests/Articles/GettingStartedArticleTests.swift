@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // The code of the Getting Started article (Sources/ScopeGraph/ScopeGraph.docc/GettingStarted.md),

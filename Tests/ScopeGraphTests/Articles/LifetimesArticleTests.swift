@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // The code of the Lifetimes article (Sources/ScopeGraph/ScopeGraph.docc/Lifetimes.md), as the

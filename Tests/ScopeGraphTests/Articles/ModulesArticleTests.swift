@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // The code of the Modules article (Sources/ScopeGraph/ScopeGraph.docc/Modules.md), as the article

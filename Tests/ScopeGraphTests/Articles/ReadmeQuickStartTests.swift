@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // The quick start of README.md and of the ScopeGraph documentation's landing page

@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // The code of the Shutdown article (Sources/ScopeGraph/ScopeGraph.docc/Shutdown.md), as the

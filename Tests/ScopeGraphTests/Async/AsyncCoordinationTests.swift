@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// The build coordinator's async coordination under pressure: cancellation at each point where a
 /// resolve suspends, cycles across tasks, shutdowns and scopes racing with builds, failing
@@ -70,29 +70,6 @@ import WatchdogSupport
         }
     }
 
-    /// Starts `count` tasks resolving `T` (each marks that it asked); returns once all asked
-    /// and had time to begin waiting.
-    static func start<T: Sendable>(_ count: Int, _ body: @escaping @Sendable () async throws -> T) async -> [Task<
-        Outcome<T>, Never
-    >] {
-        let asked = Counter()
-        let tasks = (0..<count).map { _ in
-            Task {
-                asked.increment()
-                return await Result { try await body() }
-            }
-        }
-        await waitUntil { asked.value == count }
-        await letTasksSettle()
-        return tasks
-    }
-
-    static func outcomes<T: Sendable>(of tasks: [Task<Outcome<T>, Never>]) async -> [Outcome<T>] {
-        var results: [Outcome<T>] = []
-        for task in tasks { results.append(await task.value) }
-        return results
-    }
-
     /// `withAsyncWatchdog`, plus a guard on a plain thread against a wedged cooperative pool
     /// (see `AsyncReaderTests.abortIfWedged`).
     static func bounded<R: Sendable>(
@@ -124,13 +101,13 @@ import WatchdogSupport
             Self.registerHeld(held, in: container!)
             let requester = Task { [container] in await Result { try await container!.resolveAsync(Slow.self) } }
             await held.started.wait()
-            let readers = await Self.start(6) { [container] in try await container!.resolveAsync(Slow.self) }
-            let holders = await Self.start(6) { [container] in try await container!.resolveAsync(Holder.self).slow }
+            let readers = await startTasks(6) { [container] _ in try await container!.resolveAsync(Slow.self) }
+            let holders = await startTasks(6) { [container] _ in try await container!.resolveAsync(Holder.self).slow }
             requester.cancel()
             let cancelled = await requester.value
             #expect(outcomeName(cancelled) == "CancellationError")
             held.gate.open()
-            let others = await Self.outcomes(of: readers) + Self.outcomes(of: holders)
+            let others = await awaitOutcomes(of: readers) + awaitOutcomes(of: holders)
             let published = try await container!.resolveAsync(Slow.self)
             #expect(others.allSatisfy { $0.successValue === published }, "\(others.map(outcomeName))")
             #expect(held.runs.value == 1)
@@ -159,14 +136,14 @@ import WatchdogSupport
             }
             let requester = Task { await Result { try await container.resolveAsync(Screen.self) } }
             await held.started.wait()
-            let readers = await Self.start(4) { try await container.resolveAsync(Slow.self) }
-            let holders = await Self.start(4) { try await container.resolveAsync(Holder.self).slow }
+            let readers = await startTasks(4) { _ in try await container.resolveAsync(Slow.self) }
+            let holders = await startTasks(4) { _ in try await container.resolveAsync(Holder.self).slow }
             held.gate.open()
             await gotIt.wait()
             await letTasksSettle()
             requester.cancel()
             #expect(outcomeName(await requester.value) == "CancellationError")
-            let others = await Self.outcomes(of: readers) + Self.outcomes(of: holders)
+            let others = await awaitOutcomes(of: readers) + awaitOutcomes(of: holders)
             let first = got.withLock { $0 }
             #expect(others.allSatisfy { $0.successValue === first }, "\(others.map(outcomeName))")
             let published = try await container.resolveAsync(Slow.self)
@@ -189,9 +166,9 @@ import WatchdogSupport
                 withUnsafeCurrentTask { $0?.cancel() }
                 return Screen(run: slow.run)
             }
-            let requesters = await Self.start(4) { try await container.resolveAsync(Screen.self) }
+            let requesters = await startTasks(4) { _ in try await container.resolveAsync(Screen.self) }
             held.gate.open()
-            let outcomes = await Self.outcomes(of: requesters)
+            let outcomes = await awaitOutcomes(of: requesters)
             #expect(outcomes.allSatisfy { $0.successValue?.run == 1 }, "\(outcomes.map(outcomeName))")
             #expect(held.runs.value == 1)
         }
@@ -219,20 +196,19 @@ import WatchdogSupport
             }
             let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
             try? await Task.sleep(for: .milliseconds(20))
-            let readers = await Self.start(4) { try await container.resolveAsync(Slow.self) }
-            let holders = await Self.start(4) {
+            let readers = await startTasks(4) { _ in try await container.resolveAsync(Slow.self) }
+            let holders = await startTasks(4) { _ in
                 try await container.resolveAsync(Slow.self)
             }
-            let canceller = Thread {
+            _ = StartedThread {
                 _ = blockStarted.wait(timeout: .now() + 5)
                 requester.cancel()
                 cancelled.signal()
             }
-            canceller.start()
             gate.open()
             let mine = await requester.value
             #expect(["value", "CancellationError"].contains(outcomeName(mine)))
-            let others = await Self.outcomes(of: readers) + Self.outcomes(of: holders)
+            let others = await awaitOutcomes(of: readers) + awaitOutcomes(of: holders)
             let published = try await container.resolveAsync(Slow.self)
             if let value = mine.successValue { #expect(value === published) }
             #expect(others.allSatisfy { $0.successValue === published }, "\(others.map(outcomeName))")
@@ -336,14 +312,14 @@ import WatchdogSupport
                 Self.registerHeld(held, in: container).onShutdown { _ in hooks.increment() }
                 let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
                 await held.started.wait()
-                let readers = await Self.start(4) { try await container.resolveAsync(Slow.self) }
-                let holders = await Self.start(4) { try await container.resolveAsync(Holder.self).slow }
+                let readers = await startTasks(4) { _ in try await container.resolveAsync(Slow.self) }
+                let holders = await startTasks(4) { _ in try await container.resolveAsync(Holder.self).slow }
                 let shutdown = Task { try await container.shutdown() }
                 await letTasksSettle()
                 held.gate.open()
                 try await shutdown.value
                 let all =
-                    [await requester.value] + (await Self.outcomes(of: readers)) + (await Self.outcomes(of: holders))
+                    [await requester.value] + (await awaitOutcomes(of: readers)) + (await awaitOutcomes(of: holders))
                 let names = all.map(outcomeName)
                 #expect(names.allSatisfy { $0 == "value" || $0 == "containerShutDown" }, "\(names)")
                 if all.contains(where: { $0.successValue != nil }) { #expect(hooks.value == 1) }
@@ -382,7 +358,7 @@ import WatchdogSupport
                 await letTasksSettle()
             }
             held.gate.open()
-            let outcomes = await Self.outcomes(of: started.withLock { $0 })
+            let outcomes = await awaitOutcomes(of: started.withLock { $0 })
             let names = outcomes.map(outcomeName)
             #expect(names.allSatisfy { $0 == "value" || $0 == "containerShutDown" }, "\(names)")
             #expect(held.runs.value == 1, "\(names)")
@@ -407,10 +383,10 @@ import WatchdogSupport
             }
             let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
             await held.started.wait()
-            let readers = await Self.start(4) { try await container.resolveAsync(Slow.self) }
-            let holders = await Self.start(4) { try await container.resolveAsync(Holder.self).slow }
+            let readers = await startTasks(4) { _ in try await container.resolveAsync(Slow.self) }
+            let holders = await startTasks(4) { _ in try await container.resolveAsync(Holder.self).slow }
             held.gate.open()
-            let all = [await requester.value] + (await Self.outcomes(of: readers)) + (await Self.outcomes(of: holders))
+            let all = [await requester.value] + (await awaitOutcomes(of: readers)) + (await awaitOutcomes(of: holders))
             let names = all.map(outcomeName)
             // A waiter that came after the failure may build again (its own build, run 2).
             let firstRun = all.filter { $0.successValue?.run == 1 }
@@ -437,7 +413,7 @@ import WatchdogSupport
             Self.registerHeld(held, in: container)
             let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
             await held.started.wait()
-            let readers = await Self.start(4) { try await container.resolveAsync(Holder.self).slow }
+            let readers = await startTasks(4) { _ in try await container.resolveAsync(Holder.self).slow }
             let during = await runOnNewThread { () -> [String] in
                 (0..<4).map { _ in outcomeName(Result { try container.resolve(Slow.self) }) }
                     + (0..<2).map { _ in outcomeName(Result { try container.resolve(Holder.self) }) }
@@ -445,7 +421,7 @@ import WatchdogSupport
             #expect(during.allSatisfy { $0 == "requiresAsync" }, "\(during)")
             held.gate.open()
             let published = try await requester.value.get()
-            let others = await Self.outcomes(of: readers)
+            let others = await awaitOutcomes(of: readers)
             #expect(others.allSatisfy { $0.successValue === published }, "\(others.map(outcomeName))")
             let after = await runOnNewThread { Result { try container.resolve(Slow.self) } }
             #expect(after.successValue === published)
@@ -474,13 +450,13 @@ import WatchdogSupport
             }
             let builder = Task { await runOnNewThread { Result { try container.resolve(Slow.self) } } }
             _ = await runOnNewThread { started.wait(timeout: .now() + 5) }
-            let waiters = await Self.start(8) { try await container.resolveAsync(Slow.self) }
-            let holders = await Self.start(4) { try await container.resolveAsync(Holder.self).slow }
+            let waiters = await startTasks(8) { _ in try await container.resolveAsync(Slow.self) }
+            let holders = await startTasks(4) { _ in try await container.resolveAsync(Holder.self).slow }
             for (index, task) in waiters.enumerated() where index.isMultiple(of: 2) { task.cancel() }
             await letTasksSettle()
             release.signal()
             let published = try await builder.value.get()
-            let outcomes = await Self.outcomes(of: waiters)
+            let outcomes = await awaitOutcomes(of: waiters)
             for (index, outcome) in outcomes.enumerated() {
                 if index.isMultiple(of: 2) {
                     #expect(outcome.successValue === published || outcomeName(outcome) == "CancellationError")
@@ -488,7 +464,7 @@ import WatchdogSupport
                     #expect(outcome.successValue === published, "\(outcomeName(outcome))")
                 }
             }
-            let held = await Self.outcomes(of: holders)
+            let held = await awaitOutcomes(of: holders)
             #expect(held.allSatisfy { $0.successValue === published }, "\(held.map(outcomeName))")
             #expect(runs.value == 1)
         }
@@ -513,13 +489,13 @@ import WatchdogSupport
             container.register(Screen.self, lifetime: .singleton) { @MainActor _ in
                 Screen(run: syncRuns.increment())
             }
-            let slows = await Self.start(24) { try await container.resolveAsync(Slow.self) }
-            let screens = await Self.start(24) { try await container.resolveAsync(Screen.self) }
+            let slows = await startTasks(24) { _ in try await container.resolveAsync(Slow.self) }
+            let screens = await startTasks(24) { _ in try await container.resolveAsync(Screen.self) }
             for (index, task) in slows.enumerated() where index % 3 == 0 { task.cancel() }
             for (index, task) in screens.enumerated() where index % 3 == 0 { task.cancel() }
             gate.open()
-            let slowOutcomes = await Self.outcomes(of: slows)
-            let screenOutcomes = await Self.outcomes(of: screens)
+            let slowOutcomes = await awaitOutcomes(of: slows)
+            let screenOutcomes = await awaitOutcomes(of: screens)
             let slow = try await container.resolveAsync(Slow.self)
             let screen = try await container.resolveAsync(Screen.self)
             for (index, outcome) in slowOutcomes.enumerated() {
@@ -563,14 +539,14 @@ import WatchdogSupport
                     }
                     return Slow(run: run)
                 }
-                let tasks = await Self.start(10) { () -> Slow in
+                let tasks = await startTasks(10) { _ -> Slow in
                     Bool.random()
                         ? try await container.resolveAsync(Slow.self)
                         : try await container.resolveAsync(Holder.self).slow
                 }
                 for (index, task) in tasks.enumerated() where cancelMask[index] { task.cancel() }
                 gate.open()
-                let outcomes = await Self.outcomes(of: tasks)
+                let outcomes = await awaitOutcomes(of: tasks)
                 let published = try await container.resolveAsync(Slow.self)
                 var problems: [String] = []
                 for (index, outcome) in outcomes.enumerated() {

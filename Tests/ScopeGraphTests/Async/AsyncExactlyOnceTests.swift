@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Exactly once, without blocking threads: any number of tasks awaiting the first build of an
 /// async cached instance get one instance from one factory run; waiters suspend instead of
@@ -304,9 +304,7 @@ import WatchdogSupport
         // A thread of its own, started here: not through a task, which other suites' blocking
         // work may keep off the cooperative pool for tens of seconds under a sanitizer.
         let threadOutcome = Guarded<Result<Slow, any Error>?>(nil)
-        let thread = Thread { threadOutcome.withLock { $0 = Result { try container.resolve(Slow.self) } } }
-        thread.stackSize = 4 << 20
-        thread.start()
+        _ = StartedThread { threadOutcome.withLock { $0 = Result { try container.resolve(Slow.self) } } }
         // Generous: under a sanitizer on a loaded machine a new thread may take seconds to run.
         guard await waitUntil(atMost: 30 * watchdogScale, { threadBuilding.value == 1 }) else {
             Issue.record("the thread's build did not start")

@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Async factories (`register { r in try await … }`) under every lifetime, `resolveAsync` of
 /// every kind of registration, and the rules async registrations share with synchronous ones:

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Readers: a task's own `resolveAsync` (no runtime arguments) that finds another resolve
 /// building the cached instance waits on the slot, and is woken once when that build ends,
@@ -32,23 +32,7 @@ import WatchdogSupport
     static func startReaders<T: Sendable>(
         _ count: Int, of type: T.Type, tag: ServiceTag? = nil, from container: Container, settle: Bool = true
     ) async -> [Task<Outcome<T>, Never>] {
-        let asked = Counter()
-        let tasks = (0..<count).map { _ in
-            Task {
-                asked.increment()
-                return await Result { try await container.resolveAsync(T.self, tag: tag) }
-            }
-        }
-        await waitUntil { asked.value == count }
-        if settle { await letTasksSettle() }
-        return tasks
-    }
-
-    /// The outcomes of `tasks`, in order.
-    static func outcomes<T: Sendable>(of tasks: [Task<Outcome<T>, Never>]) async -> [Outcome<T>] {
-        var results: [Outcome<T>] = []
-        for task in tasks { results.append(await task.value) }
-        return results
+        await startTasks(count, settle: settle) { _ in try await container.resolveAsync(T.self, tag: tag) }
     }
 
     /// Whether every outcome is a value, all the same instance as `expected` (or as each other).
@@ -114,7 +98,7 @@ import WatchdogSupport
         }
         held.gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await requester.value, await Self.outcomes(of: readers))
+            (await requester.value, await awaitOutcomes(of: readers))
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         #expect(outcomeName(requesterOutcome) == "value")
@@ -137,7 +121,7 @@ import WatchdogSupport
         container.remove(registration)
         held.gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await requester.value, await Self.outcomes(of: readers))
+            (await requester.value, await awaitOutcomes(of: readers))
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         #expect(["value", "notRegistered"].contains(outcomeName(requesterOutcome)))
@@ -160,7 +144,7 @@ import WatchdogSupport
         container.resetCachedInstances()
         held.gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await requester.value, await Self.outcomes(of: readers))
+            (await requester.value, await awaitOutcomes(of: readers))
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         #expect(outcomeName(requesterOutcome) == "value")
@@ -193,7 +177,7 @@ import WatchdogSupport
         held.gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
             (
-                await requester.value, await Self.outcomes(of: readers), await Self.outcomes(of: late),
+                await requester.value, await awaitOutcomes(of: readers), await awaitOutcomes(of: late),
                 await shutdown.value
             )
         }
@@ -232,7 +216,7 @@ import WatchdogSupport
         let readers = await Self.startReaders(10, of: Slow.self, from: container)
         gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await requester.value, await Self.outcomes(of: readers))
+            (await requester.value, await awaitOutcomes(of: readers))
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         let kept = try requesterOutcome.get()
@@ -267,7 +251,7 @@ import WatchdogSupport
                 try? await Task.sleep(for: .milliseconds(2))
                 gate.open()
                 _ = await requester.result
-                for outcome in await Self.outcomes(of: readers) where outcomeName(outcome) != "value" {
+                for outcome in await awaitOutcomes(of: readers) where outcomeName(outcome) != "value" {
                     failures.append(outcomeName(outcome))
                 }
             }
@@ -304,7 +288,7 @@ import WatchdogSupport
         let outcomes = try await withAsyncWatchdog(seconds: 15) { () -> [(Outcome<Slow>, [Outcome<Slow>])] in
             var all: [(Outcome<Slow>, [Outcome<Slow>])] = []
             for (requester, group) in zip(requesters, readers) {
-                all.append((await requester.value, await Self.outcomes(of: group)))
+                all.append((await requester.value, await awaitOutcomes(of: group)))
             }
             return all
         }
@@ -330,7 +314,7 @@ import WatchdogSupport
         let readers = await Self.startReaders(20, of: Slow.self, from: container)
         held.gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await bootstrap.value, await Self.outcomes(of: readers))
+            (await bootstrap.value, await awaitOutcomes(of: readers))
         }
         guard let (bootstrapOutcome, readerOutcomes) = outcomes else { return }
         #expect(outcomeName(bootstrapOutcome) == "value")
@@ -365,11 +349,11 @@ import WatchdogSupport
         let taggedReaders = await Self.startReaders(8, of: Slow.self, tag: tag, from: container)
         tagged.gate.open()
         let taggedOutcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await taggedRequester.value, await Self.outcomes(of: taggedReaders))
+            (await taggedRequester.value, await awaitOutcomes(of: taggedReaders))
         }
         plain.gate.open()
         let plainOutcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await plainRequester.value, await Self.outcomes(of: plainReaders))
+            (await plainRequester.value, await awaitOutcomes(of: plainReaders))
         }
         guard let taggedOutcomes, let plainOutcomes else { return }
         let taggedInstance = try taggedOutcomes.0.get()
@@ -409,8 +393,8 @@ import WatchdogSupport
         gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
             (
-                await requester.value, await Self.outcomes(of: protocolReaders),
-                await Self.outcomes(of: concreteReaders)
+                await requester.value, await awaitOutcomes(of: protocolReaders),
+                await awaitOutcomes(of: concreteReaders)
             )
         }
         guard let (requesterOutcome, protocolOutcomes, concreteOutcomes) = outcomes else { return }
@@ -450,12 +434,12 @@ import WatchdogSupport
             let readers = await Self.startReaders(5, of: Slow.self, from: container)
             gates[1].open()
             return try await withAsyncWatchdog(seconds: 10) {
-                (await requester.value, await Self.outcomes(of: readers))
+                (await requester.value, await awaitOutcomes(of: readers))
             }
         }
         gates[0].open()
         let outsideOutcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await outside.value, await Self.outcomes(of: outsideReaders))
+            (await outside.value, await awaitOutcomes(of: outsideReaders))
         }
         guard let inside, let outsideOutcomes else { return }
         let scoped = try inside.0.get()
@@ -485,7 +469,7 @@ import WatchdogSupport
             let readers = await Self.startReaders(10, of: Slow.self, from: container)
             held.gate.open()
             return try await withAsyncWatchdog(seconds: 10) {
-                (await requester.value, await Self.outcomes(of: readers))
+                (await requester.value, await awaitOutcomes(of: readers))
             }
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
@@ -517,7 +501,7 @@ import WatchdogSupport
         let readers = await Self.startReaders(20, of: Slow.self, from: container)
         release.signal()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await thread.value, await Self.outcomes(of: readers))
+            (await thread.value, await awaitOutcomes(of: readers))
         }
         guard let (threadOutcome, readerOutcomes) = outcomes else { return }
         #expect(Self.allIdentical(readerOutcomes, to: try threadOutcome.get()))
@@ -544,7 +528,7 @@ import WatchdogSupport
         let readers = await Self.startReaders(20, of: Slow.self, from: container)
         release.signal()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await thread.value, await Self.outcomes(of: readers))
+            (await thread.value, await awaitOutcomes(of: readers))
         }
         guard let (threadOutcome, readerOutcomes) = outcomes else { return }
         #expect(threadOutcome.resolutionError?.kind.underlyingError as? Boom == Boom("thread"))
@@ -567,7 +551,7 @@ import WatchdogSupport
         requester.cancel()
         let requesterOutcome = try await withAsyncWatchdog(seconds: 10) { await requester.value }
         held.gate.open()
-        let readerOutcomes = try await withAsyncWatchdog(seconds: 10) { await Self.outcomes(of: readers) }
+        let readerOutcomes = try await withAsyncWatchdog(seconds: 10) { await awaitOutcomes(of: readers) }
         guard let requesterOutcome, let readerOutcomes else { return }
         #expect(outcomeName(requesterOutcome) == "CancellationError")
         #expect(Self.allIdentical(readerOutcomes, to: try container.resolve(Slow.self)))
@@ -599,9 +583,9 @@ import WatchdogSupport
         let rounds = 20
         let watched = Guarded<[WeakProbe<Container>]>([])
         let report = try await Self.abortIfWedged(seconds: 20, "\(asker) waiters cancelled during a wake") {
-            () -> [String] in
-            var problems: [String] = []
-            for round in 0..<rounds {
+            () -> RoundsReport in
+            return try await runRounds(rounds) { round in
+                var problems: [String] = []
                 let container = Container(name: "round \(round)")
                 watched.withLock { $0.append(WeakProbe(container)) }
                 let held = HeldBuild()
@@ -630,19 +614,19 @@ import WatchdogSupport
                 held.gate.open()
                 await cancelling.value
                 let instance = try await requester.value.get()
-                for (index, outcome) in await Self.outcomes(of: readers).enumerated() {
+                for (index, outcome) in await awaitOutcomes(of: readers).enumerated() {
                     let name = outcomeName(outcome)
                     if index % 2 == 0, name == "CancellationError" { continue }
                     if name != "value" || outcome.successValue !== instance {
-                        problems.append("round \(round) waiter \(index): \(name)")
+                        problems.append("waiter \(index): \(name)")
                     }
                 }
-                if held.runs.value != 1 { problems.append("round \(round): \(held.runs.value) runs") }
+                if held.runs.value != 1 { problems.append("\(held.runs.value) runs") }
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
         let freed = await waitUntil(atMost: 5) { watched.withLock { $0.allSatisfy(\.isFreed) } }
         #expect(freed, "a container was kept alive")
     }
@@ -653,10 +637,10 @@ import WatchdogSupport
     /// cancellation); a cancelled one may also get `CancellationError`; nobody hangs.
     @Test func randomlyCancelledReadersOfRandomlyFailingBuildsGetOnlyTheirBuildsOutcome() async throws {
         let rounds = 120
-        let report = try await Self.abortIfWedged(seconds: 20, "randomly cancelled readers") { () -> [String] in
+        let report = try await Self.abortIfWedged(seconds: 20, "randomly cancelled readers") { () -> RoundsReport in
             var generator = Reliability.SplitMix64(seed: 0x5EED_0042)
-            var problems: [String] = []
-            for round in 0..<rounds {
+            return await runRounds(rounds) { round in
+                var problems: [String] = []
                 let fails = generator.chance(40)
                 let container = Container(name: "round \(round)")
                 let held = HeldBuild()
@@ -684,17 +668,17 @@ import WatchdogSupport
                 held.gate.open()
                 if !cancelBefore { cancel() }
                 let requesterOutcome = await requester.value
-                let outcomes = await Self.outcomes(of: readers)
+                let outcomes = await awaitOutcomes(of: readers)
                 let cached = try? container.resolve(Slow.self)
                 func check(_ outcome: Outcome<Slow>, cancelled: Bool, who: String) {
                     switch outcome {
                     case .success(let value):
-                        if value !== cached { problems.append("round \(round): \(who) got a stray instance") }
+                        if value !== cached { problems.append("\(who) got a stray instance") }
                     case .failure(let error):
                         if error is CancellationError, cancelled { return }
                         let boom = (error as? ResolutionError)?.kind.underlyingError as? Boom
                         if !(fails && boom == Boom("round \(round)")) {
-                            problems.append("round \(round) (fails: \(fails)): \(who) got \(errorName(error))")
+                            problems.append("(fails: \(fails)): \(who) got \(errorName(error))")
                         }
                     }
                 }
@@ -704,23 +688,23 @@ import WatchdogSupport
                 }
                 if !fails, held.runs.value != 1 {
                     let who = "requester cancelled: \(cancelRequester), before the build ended: \(cancelBefore)"
-                    problems.append("round \(round): \(held.runs.value) runs (\(who))")
+                    problems.append("\(held.runs.value) runs (\(who))")
                 }
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
     }
 
     /// Registrations replaced, removed or reset at random while readers wait, over many
     /// rounds: every reader ends with an instance or `.notRegistered`, and none hangs.
     @Test func readersRacingWithRandomRegistrationChangesNeverHang() async throws {
         let rounds = 100
-        let report = try await withAsyncWatchdog(seconds: 20) { () -> [String] in
+        let report = try await withAsyncWatchdog(seconds: 20) { () -> RoundsReport in
             var generator = Reliability.SplitMix64(seed: 0xC0FF_EE01)
-            var problems: [String] = []
-            for round in 0..<rounds {
+            return await runRounds(rounds) { round in
+                var problems: [String] = []
                 let root = Container(name: "root")
                 let child = root.makeChild(name: "child")
                 let held = HeldBuild()
@@ -740,19 +724,19 @@ import WatchdogSupport
                 if generator.chance(50) { await Task.yield() }
                 held.gate.open()
                 var all = [await requester.value]
-                all += await Self.outcomes(of: readers)
+                all += await awaitOutcomes(of: readers)
                 for outcome in all where !["value", "notRegistered"].contains(outcomeName(outcome)) {
-                    problems.append("round \(round) change \(change) \(lifetime): \(outcomeName(outcome))")
+                    problems.append("change \(change) \(lifetime): \(outcomeName(outcome))")
                 }
                 if change != 0, all.contains(where: { outcomeName($0) != "value" }) {
-                    problems.append("round \(round) change \(change): not registered while registered")
+                    problems.append("change \(change): not registered while registered")
                 }
                 withExtendedLifetime(all) {}
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
     }
 
     // MARK: Errors of other resolves
@@ -785,7 +769,7 @@ import WatchdogSupport
         let readers = await Self.startReaders(3, of: Part.self, from: container)
         gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await whole.value, await Self.outcomes(of: readers))
+            (await whole.value, await awaitOutcomes(of: readers))
         }
         guard let (wholeOutcome, readerOutcomes) = outcomes else { return }
         #expect(wholeOutcome.resolutionError?.kind.underlyingError as? Boom == Boom("whole"))
@@ -817,7 +801,7 @@ import WatchdogSupport
         let readers = await Self.startReaders(3, of: Part.self, from: container)
         whole.cancel()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await whole.value, await Self.outcomes(of: readers))
+            (await whole.value, await awaitOutcomes(of: readers))
         }
         guard let (wholeOutcome, readerOutcomes) = outcomes else { return }
         #expect(outcomeName(wholeOutcome) == "CancellationError")

@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Branches racing other resolves (from an adversarial probe of `ChildTaskBranchTests`' change):
 /// a factory awaiting its child task waits outside the coordinator, so the coordinator counts a

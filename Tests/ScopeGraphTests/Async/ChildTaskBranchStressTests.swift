@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Acyclic graphs resolved through child tasks under load and in the timings that once gave
 /// false `.circularDependency` errors (from an adversarial probe of the coordinator's cycle
@@ -94,9 +94,9 @@ import WatchdogSupport
     // MARK: 2. Children need a singleton the parent builds in a deeper uncached frame
 
     @Test func childrenNeedingSingletonsTheParentBuildsInDeeperUncachedFramesGetThemOnce() async throws {
-        let result = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var failures: [String] = []
-            for round in 0..<300 {
+        let result = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
+            return await runRounds(300) { round in
+                var failures: [String] = []
                 let container = Container(name: "r\(round)")
                 let leafRuns = Counter()
                 let rootRuns = Counter()
@@ -145,20 +145,20 @@ import WatchdogSupport
                 let (x, y, z) = await (one, two, three)
                 for (name, o) in [("one", outcomeName(x)), ("two", outcomeName(y)), ("three", outcomeName(z))]
                 where o != "value" {
-                    failures.append("round \(round) \(name): \(o)")
+                    failures.append("\(name): \(o)")
                 }
                 if leafRuns.value != 1 || rootRuns.value != 1 {
-                    failures.append("round \(round): leaf \(leafRuns.value) root \(rootRuns.value)")
+                    failures.append("leaf \(leafRuns.value) root \(rootRuns.value)")
                 }
                 if case .success(let t1) = x, case .success(let t2) = y, case .success(let l) = z {
                     if t1.parts[0] !== l || t2.parts[0] !== l || t1.parts[1] !== t2.parts[1] {
-                        failures.append("round \(round): different instances")
+                        failures.append("different instances")
                     }
                 }
+                return failures
             }
-            return failures
         }
-        #expect(result == [], "\(result ?? [])")
+        result?.expectNoFailures()
     }
 
     // MARK: 3. Several top-level resolves with overlapping singletons, each using task groups
@@ -168,9 +168,9 @@ import WatchdogSupport
     // put back into a group (`merge` moved every listed member, retired ones included).
     @Test(arguments: [false, true])
     func concurrentResolvesOfOverlappingSingletonsThroughTaskGroupsSucceedWithOneRunEach(syncS2: Bool) async throws {
-        let result = try await withAsyncWatchdog(seconds: 90) { () -> [String] in
-            var failures: [String] = []
-            for round in 0..<200 {
+        let result = try await withAsyncWatchdog(seconds: 90) { () -> RoundsReport in
+            return await runRounds(200) { round in
+                var failures: [String] = []
                 let container = Container(name: "r\(round)")
                 let counters = (0..<6).map { _ in Counter() }
                 // Six singletons S0..S5, tagged; Si depends on S(j) for j < i in a fixed DAG,
@@ -229,35 +229,35 @@ import WatchdogSupport
                     return await group.reduce(into: []) { $0.append($1) }
                 }
                 for o in outcomes where o != "value" && !(syncS2 && o == "requiresAsync") {
-                    failures.append("round \(round): \(o)")
+                    failures.append("\(o)")
                 }
-                if syncS2 { continue }
+                if syncS2 { return failures }
                 for (i, c) in counters.enumerated() where c.value > 1 {
-                    failures.append("round \(round): s\(i) ran \(c.value)")
+                    failures.append("s\(i) ran \(c.value)")
                 }
                 // every one reachable now resolves to the same instance twice
                 for i in 0..<6 {
                     if let a = try? await container.resolveAsync(Leaf.self, tag: ServiceTag("s\(i)")),
                         let b = try? container.resolve(Leaf.self, tag: ServiceTag("s\(i)")), a !== b
                     {
-                        failures.append("round \(round): s\(i) differs")
+                        failures.append("s\(i) differs")
                     }
                 }
                 for (i, c) in counters.enumerated() where c.value != 1 {
-                    failures.append("round \(round): s\(i) ran \(c.value) after all")
+                    failures.append("s\(i) ran \(c.value) after all")
                 }
+                return failures
             }
-            return failures
         }
-        #expect(result == [], "\((result ?? []).prefix(20))")
+        result?.expectNoFailures()
     }
 
     // MARK: 4. Sync resolves on plain threads racing async resolves with branches
 
     @Test func synchronousResolvesOnThreadsRacingBranchesGetTheInstanceOrRequiresAsync() async throws {
-        let result = try await withAsyncWatchdog(seconds: 90) { () -> [String] in
-            var failures: [String] = []
-            for round in 0..<150 {
+        let result = try await withAsyncWatchdog(seconds: 90) { () -> RoundsReport in
+            return await runRounds(150) { round in
+                var failures: [String] = []
                 let container = Container(name: "r\(round)")
                 let rootRuns = Counter()
                 let midRuns = Counter()
@@ -303,25 +303,25 @@ import WatchdogSupport
                 }
                 let asyncs = await asyncOutcome
                 await threads
-                for o in asyncs where o != "value" { failures.append("round \(round) async: \(o)") }
+                for o in asyncs where o != "value" { failures.append("async: \(o)") }
                 for o in syncOutcomes.current where o != "value" && o != "requiresAsync" {
-                    failures.append("round \(round) sync: \(o)")
+                    failures.append("sync: \(o)")
                 }
                 if asyncs.allSatisfy({ $0 == "value" }), rootRuns.value != 1 || midRuns.value != 1 {
-                    failures.append("round \(round): root \(rootRuns.value) mid \(midRuns.value)")
+                    failures.append("root \(rootRuns.value) mid \(midRuns.value)")
                 }
+                return failures
             }
-            return failures
         }
-        #expect(result == [], "\((result ?? []).prefix(20))")
+        result?.expectNoFailures()
     }
 
     // MARK: 5. perContainer across children, with branches
 
     @Test func perContainerInstancesResolvedInBranchesAreOnePerContainer() async throws {
-        let result = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var failures: [String] = []
-            for round in 0..<200 {
+        let result = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
+            return await runRounds(200) { round in
+                var failures: [String] = []
                 let root = Container(name: "root")
                 let runs = Counter()
                 root.register(Root.self, lifetime: .singleton) { _ in
@@ -354,30 +354,30 @@ import WatchdogSupport
                 var perChild: [Int: ObjectIdentifier] = [:]
                 for (i, t) in tops {
                     switch t {
-                    case .failure(let e): failures.append("round \(round): \(errorName(e))")
+                    case .failure(let e): failures.append("\(errorName(e))")
                     case .success(let top):
                         let ids = Set(top.parts.map { ObjectIdentifier($0) })
-                        if ids.count != 1 { failures.append("round \(round): mixed in one top") }
+                        if ids.count != 1 { failures.append("mixed in one top") }
                         if let known = perChild[i], known != ids.first! {
-                            failures.append("round \(round): two in child \(i)")
+                            failures.append("two in child \(i)")
                         }
                         perChild[i] = ids.first!
                     }
                 }
-                if runs.value != 3 { failures.append("round \(round): runs \(runs.value)") }
+                if runs.value != 3 { failures.append("runs \(runs.value)") }
                 _ = children
+                return failures
             }
-            return failures
         }
-        #expect(result == [], "\((result ?? []).prefix(20))")
+        result?.expectNoFailures()
     }
 
     // MARK: 6. Handed-off async singleton using child tasks, requested from many tasks
 
     @Test func aHandedOffBuildUsingChildTasksAskedByManyTasksRunsOnce() async throws {
-        let result = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var failures: [String] = []
-            for round in 0..<200 {
+        let result = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
+            return await runRounds(200) { round in
+                var failures: [String] = []
                 let container = Container(name: "r\(round)")
                 let runs = (0..<3).map { _ in Counter() }
                 container.register(Root.self, lifetime: .singleton) { _ in
@@ -421,16 +421,16 @@ import WatchdogSupport
                     }
                     return await group.reduce(into: []) { $0.append($1) }
                 }
-                for o in outcomes where o != "value" { failures.append("round \(round): \(o)") }
+                for o in outcomes where o != "value" { failures.append("\(o)") }
                 if runs[0].value != 1 || runs[1].value != 1 || runs[2].value != 1 {
-                    failures.append("round \(round): runs \(runs.map(\.value))")
+                    failures.append("runs \(runs.map(\.value))")
                 }
                 let s = kept.current
-                if Set(s.map { ObjectIdentifier($0) }).count > 1 { failures.append("round \(round): two Slows") }
+                if Set(s.map { ObjectIdentifier($0) }).count > 1 { failures.append("two Slows") }
+                return failures
             }
-            return failures
         }
-        #expect(result == [], "\((result ?? []).prefix(20))")
+        result?.expectNoFailures()
     }
 
     // MARK: 7. Two publication waits: merging the first cycle's groups leaves the second

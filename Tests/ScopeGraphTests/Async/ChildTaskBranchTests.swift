@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// What an async factory resolves from its child tasks (`async let`, a task group) belongs to
 /// the factory's resolve (a branch of it): it reads what that resolve is building instead of

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Main-actor factories (`register(_:mainActorFactory:)`): where they run for each kind of
 /// resolve, the `.requiresMainActor` error of a synchronous resolve off the main actor (which

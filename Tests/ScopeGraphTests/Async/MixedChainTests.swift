@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// A chain of the three kinds of factory: a main-actor view model depending on an async database
 /// singleton depending on a synchronous config. It resolves (a) with an async main-actor view

@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// `.requiresAsync`: a synchronous resolve (or a synchronous factory or block, which cannot
 /// await) that reaches an async factory whose instance is not available throws it, with the

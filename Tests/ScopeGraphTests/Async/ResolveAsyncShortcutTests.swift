@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// `resolveAsync` of a registration with a synchronous factory (`unique`, `graph`, or a cached
 /// lifetime not built yet) runs the synchronous resolve (no async frames). These tests pin that

@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 @testable import ScopeGraph
 
@@ -145,9 +145,9 @@ import WatchdogSupport
     @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton, .perContainer])
     func tasksAndThreadsRacingOnAFreshInstanceGetOneInstanceFromOneRun(lifetime: Lifetime) async throws {
         let rounds = 40
-        let report = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var problems: [String] = []
-            for round in 0..<rounds {
+        let report = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
+            return await runRounds(rounds) { round in
+                var problems: [String] = []
                 let container = Container(name: "round \(round)")
                 let runs = Counter()
                 container.register(Store.self, lifetime: lifetime) { _ in
@@ -156,20 +156,20 @@ import WatchdogSupport
                     return Store(run: run)
                 }
                 guard let race = await Self.race(Store.self, in: [container], tasks: 6, threads: 3).first else {
-                    continue
+                    return problems
                 }
                 let expected = race.tasks.first?.successValue
                 problems += Self.problems(of: race, expected: expected, round: round)
-                if runs.value != 1 { problems.append("round \(round): \(runs.value) runs") }
+                if runs.value != 1 { problems.append("\(runs.value) runs") }
                 if let after = try? container.resolve(Store.self), after !== expected {
-                    problems.append("round \(round): a synchronous resolve afterwards got another instance")
+                    problems.append("a synchronous resolve afterwards got another instance")
                 }
                 withExtendedLifetime(race) {}
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
     }
 
     /// Over many rounds, the same race for a `perContainer` instance in several children at
@@ -177,9 +177,9 @@ import WatchdogSupport
     /// child), and no two children share one.
     @Test func perContainerRacesInSeveralChildrenAtOnceGetOneInstancePerChild() async throws {
         let rounds = 30
-        let report = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var problems: [String] = []
-            for round in 0..<rounds {
+        let report = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
+            return await runRounds(rounds) { round in
+                var problems: [String] = []
                 let root = Container(name: "root \(round)")
                 let runs = Counter()
                 root.register(Store.self, lifetime: .perContainer) { _ in
@@ -195,19 +195,19 @@ import WatchdogSupport
                     problems += Self.problems(of: race, expected: expected, round: round)
                     if let expected { instances.append(ObjectIdentifier(expected)) }
                     if let after = try? child.resolve(Store.self), after !== expected {
-                        problems.append("round \(round) \(child.name): another instance afterwards")
+                        problems.append("\(child.name): another instance afterwards")
                     }
                 }
                 if Set(instances).count != children.count {
-                    problems.append("round \(round): \(Set(instances).count) instances for \(children.count) children")
+                    problems.append("\(Set(instances).count) instances for \(children.count) children")
                 }
-                if runs.value != children.count { problems.append("round \(round): \(runs.value) runs") }
+                if runs.value != children.count { problems.append("\(runs.value) runs") }
                 withExtendedLifetime(races) {}
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
     }
 
     /// A `weakSingleton` whose instance is dropped after every round is built again in the
@@ -222,28 +222,28 @@ import WatchdogSupport
             Self.widenTheRace()
             return Store(run: run)
         }
-        let report = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var problems: [String] = []
+        let report = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
             var previous = WeakProbe<Store>(nil)
-            for round in 0..<rounds {
+            return await runRounds(rounds) { round in
+                var problems: [String] = []
                 let last = previous
                 if await !waitUntil(atMost: 2, { last.isFreed }) {
-                    problems.append("round \(round): the last round's instance is alive")
+                    problems.append("the last round's instance is alive")
                 }
                 let before = runs.value
                 guard let race = await Self.race(Store.self, in: [container], tasks: 5, threads: 2).first else {
-                    continue
+                    return problems
                 }
                 let expected = race.tasks.first?.successValue
                 problems += Self.problems(of: race, expected: expected, round: round)
-                if runs.value != before + 1 { problems.append("round \(round): \(runs.value - before) runs") }
-                if expected?.run != before + 1 { problems.append("round \(round): not this round's instance") }
+                if runs.value != before + 1 { problems.append("\(runs.value - before) runs") }
+                if expected?.run != before + 1 { problems.append("not this round's instance") }
                 previous = WeakProbe(expected)
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
     }
 
     // MARK: Waiting
@@ -296,9 +296,9 @@ import WatchdogSupport
     /// instance.
     @Test func aFailedFirstBuildCachesNothingAndTheOthersShareOneRebuild() async throws {
         let rounds = 40
-        let report = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var problems: [String] = []
-            for round in 0..<rounds {
+        let report = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
+            return await runRounds(rounds) { round in
+                var problems: [String] = []
                 let container = Container(name: "round \(round)")
                 let runs = Counter()
                 container.register(Store.self, lifetime: .singleton) { _ in
@@ -308,24 +308,24 @@ import WatchdogSupport
                     return Store(run: run)
                 }
                 guard let race = await Self.race(Store.self, in: [container], tasks: 6, threads: 3).first else {
-                    continue
+                    return problems
                 }
                 let isFirstError = { (outcome: Outcome<Store>) in
                     outcome.resolutionError?.kind.underlyingError as? Boom == Boom("first")
                 }
                 let failed = (race.tasks + race.threads).filter(isFirstError)
                 let cached = try? container.resolve(Store.self)
-                if failed.count != 1 { problems.append("round \(round): \(failed.count) parties got the error") }
-                if cached?.run != 2 { problems.append("round \(round): cached \(String(describing: cached?.run))") }
+                if failed.count != 1 { problems.append("\(failed.count) parties got the error") }
+                if cached?.run != 2 { problems.append("cached \(String(describing: cached?.run))") }
                 let others = Race(
                     tasks: race.tasks.filter { !isFirstError($0) }, threads: race.threads.filter { !isFirstError($0) })
                 problems += Self.problems(of: others, expected: cached, round: round)
-                if runs.value != 2 { problems.append("round \(round): \(runs.value) runs") }
+                if runs.value != 2 { problems.append("\(runs.value) runs") }
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
     }
 
     /// A task's shortcut build held open (its synchronous factory blocked on a semaphore the
@@ -380,9 +380,9 @@ import WatchdogSupport
     /// `.requiresAsync` from a shortcut build held open).
     @Test func aLaterSynchronousBuildOnAShortcutsThreadIsWaitedFor() async throws {
         let rounds = 5
-        let report = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var problems: [String] = []
-            for round in 0..<rounds {
+        let report = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
+            return await runRounds(rounds) { round in
+                var problems: [String] = []
                 let container = Container(name: "round \(round)")
                 let started = Counter()
                 let gate = DispatchSemaphore(value: 0)
@@ -403,25 +403,25 @@ import WatchdogSupport
                 }
                 guard await waitUntil(atMost: Self.startLimit, { started.value == 1 }) else {
                     gate.signal()
-                    problems.append("round \(round): the held build did not start")
-                    continue
+                    problems.append("the held build did not start")
+                    return problems
                 }
                 let waiter = Task { await runOnNewThread { Result { try container.resolve(Held.self) } } }
                 await letTasksSettle()
                 gate.signal()
                 let built = await builder.value
                 let waited = await waiter.value
-                problems += threads.current.map { "round \(round): \($0)" }
-                if outcomeName(built) != "value" { problems.append("round \(round): builder \(outcomeName(built))") }
+                problems += threads.current.map { "\($0)" }
+                if outcomeName(built) != "value" { problems.append("builder \(outcomeName(built))") }
                 if waited.successValue == nil || waited.successValue !== built.successValue {
-                    problems.append("round \(round): the waiting thread got \(outcomeName(waited))")
+                    problems.append("the waiting thread got \(outcomeName(waited))")
                 }
                 problems += await Self.shortcutAfterASynchronousBuildIsAsync(round: round)
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
     }
 
     /// The reverse order, for `aLaterSynchronousBuildOnAShortcutsThreadIsWaitedFor`: in one job,
@@ -517,9 +517,9 @@ import WatchdogSupport
     /// that instance or, if they had to wait for it, `CancellationError`; one factory run.
     @Test func cancelledTasksRacingOnAnUnbuiltSingletonStillBuildItOnce() async throws {
         let rounds = 60
-        let report = try await withAsyncWatchdog(seconds: 60) { () -> [String] in
-            var problems: [String] = []
-            for round in 0..<rounds {
+        let report = try await withAsyncWatchdog(seconds: 60) { () -> RoundsReport in
+            return await runRounds(rounds) { round in
+                var problems: [String] = []
                 let container = Container(name: "round \(round)")
                 let runs = Counter()
                 container.register(Store.self, lifetime: .singleton) { _ in
@@ -539,21 +539,21 @@ import WatchdogSupport
                 var outcomes: [Outcome<Store>] = []
                 for task in tasks { outcomes.append(await task.value) }
                 let cached = try? container.resolve(Store.self)
-                if cached == nil { problems.append("round \(round): nothing cached") }
+                if cached == nil { problems.append("nothing cached") }
                 if !outcomes.contains(where: { $0.successValue != nil }) {
-                    problems.append("round \(round): no task built it: \(outcomes.map(outcomeName))")
+                    problems.append("no task built it: \(outcomes.map(outcomeName))")
                 }
                 for outcome in outcomes where outcome.successValue !== cached {
                     if outcomeName(outcome) != "CancellationError" {
-                        problems.append("round \(round): \(outcomeName(outcome))")
+                        problems.append("\(outcomeName(outcome))")
                     }
                 }
-                if runs.value != 1 { problems.append("round \(round): \(runs.value) runs") }
+                if runs.value != 1 { problems.append("\(runs.value) runs") }
+                return problems
             }
-            return problems
         }
         guard let report else { return }
-        #expect(report.isEmpty, "\(report.prefix(10))")
+        report.expectNoFailures()
     }
 
     /// A task's shortcut build held open: cancelled readers of it throw `CancellationError`

@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Cycles through async factories: a constructor cycle throws `.circularDependency` with its
 /// path and never hangs, also when two tasks start it at its two ends; a property cycle started

@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// Cycles: constructor cycles throw `.circularDependency` with the path ending in the repeated

@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// `validate()` and `validateAsync()` with async and main-actor registrations: the synchronous

@@ -1,4 +1,5 @@
 import Foundation
+import ScopeGraphTestSupport
 import Testing
 
 /// Runs the built `scopegraph-demo` executable with `--graph`, as a user would:

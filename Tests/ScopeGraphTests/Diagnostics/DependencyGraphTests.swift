@@ -1,5 +1,6 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 private final class GLogger: Sendable {}

@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// Descriptions: a container prints its subtree (names, links, registrations); keys, tags,

@@ -1,5 +1,6 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 private final class TLogger: Sendable {}
@@ -158,7 +159,7 @@ private final class TraceEventLog: @unchecked Sendable {
     @Test func resolvesOnOtherThreadsDuringATraceAreNotInIt() throws {
         let tree = appTree()
         let go = DispatchSemaphore(value: 0)
-        let bystander = Reliability.withWatchdogAsync { () throws -> Bool in
+        let bystander = StartedThread { () throws -> Bool in
             guard go.wait(timeout: .now() + 10) == .success else { return false }
             _ = try tree.feature.resolve(TScreen.self)
             return true
@@ -169,9 +170,9 @@ private final class TraceEventLog: @unchecked Sendable {
         } operation: {
             _ = try tree.app.resolve(TLogger.self)
             go.signal()
-            #expect(try bystander.wait(timeout: 10) == true, "a thread running before the trace resolved during it")
-            let started = Reliability.withWatchdogAsync { try tree.app.resolve(TDatabase.self) }
-            #expect(try started.wait(timeout: 10) != nil, "a thread started in the trace resolved")
+            #expect(try bystander.value(timeout: 10) == true, "a thread running before the trace resolved during it")
+            let started = StartedThread { try tree.app.resolve(TDatabase.self) }
+            #expect(try started.value(timeout: 10) != nil, "a thread started in the trace resolved")
             let queued = DispatchSemaphore(value: 0)
             let queuedResolved = Guarded(false)
             DispatchQueue.global().async {
@@ -198,8 +199,8 @@ private final class TraceEventLog: @unchecked Sendable {
         let app = Container(name: "app")
         app.register(TLogger.self, lifetime: .singleton) { _ in TLogger() }
         app.register(TDatabase.self) { r in
-            let elsewhere = Reliability.withWatchdogAsync { try r.resolve(TLogger.self) }
-            guard let logger = try elsewhere.wait(timeout: 10) else { throw CancellationError() }
+            let elsewhere = StartedThread { try r.resolve(TLogger.self) }
+            guard let logger = try elsewhere.value(timeout: 10) else { throw CancellationError() }
             return TDatabase(logger: logger)
         }
         let (database, trace) = try Container.trace { try app.resolve(TDatabase.self) }

@@ -1,5 +1,6 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 // Services of the validated trees. Every name is prefixed with `V` so they do not clash with

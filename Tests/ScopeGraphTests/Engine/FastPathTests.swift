@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// The typed fast path (`FastConstruction`): a `unique` registration with a plain synchronous
 /// factory and no blocks, once its lookup is memoized (from the third resolve of a key from a

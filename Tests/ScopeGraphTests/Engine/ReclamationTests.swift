@@ -1,4 +1,5 @@
 import Foundation
+import ScopeGraphTestSupport
 import Synchronization
 import Testing
 

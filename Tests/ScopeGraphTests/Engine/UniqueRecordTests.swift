@@ -1,4 +1,5 @@
 import Foundation
+import ScopeGraphTestSupport
 import Testing
 
 @testable import ScopeGraph
@@ -138,19 +139,19 @@ import Testing
             return S()
         }
         for _ in 0..<2 {
-            let fromRecord = Reliability.withWatchdog(timeout: 10) { () -> [String] in
+            let fromRecord = StartedThread { () -> [String] in
                 do {
                     _ = try c.resolve(A.self)
                     return ["no error"]
                 } catch let error as ResolutionError { return error.pathDescriptions + [error.kind.caseName] }
-            }
+            }.result(timeout: 10)
             #expect(try fromRecord?.get() == ["A", "S", "A", "circularDependency"])
-            let fromSingleton = Reliability.withWatchdog(timeout: 10) { () -> [String] in
+            let fromSingleton = StartedThread { () -> [String] in
                 do {
                     _ = try c.resolve(S.self)
                     return ["no error"]
                 } catch let error as ResolutionError { return error.pathDescriptions + [error.kind.caseName] }
-            }
+            }.result(timeout: 10)
             #expect(try fromSingleton?.get() == ["S", "A", "S", "circularDependency"])
         }
         // Nothing was cached: fixed, the singleton builds once.
@@ -261,7 +262,7 @@ import Testing
             _ = try r.resolve(Widget.self)
             return Widget()
         }
-        let pending = Reliability.withWatchdogAsync { () -> [String] in
+        let pending = StartedThread { () -> [String] in
             do {
                 _ = try c.resolve(Widget.self)
                 return ["no error"]
@@ -270,7 +271,7 @@ import Testing
         #expect(started.wait(timeout: .now() + 5) == .success)
         #expect(c.description.contains("Widget"))
         proceed.signal()
-        #expect(try pending.wait(timeout: 10) == ["Widget", "Widget", "circularDependency"])
+        #expect(try pending.value(timeout: 10) == ["Widget", "Widget", "circularDependency"])
     }
 
     /// B (graph) takes A in its initializer; A (unique) gets B by property, through a block
@@ -545,12 +546,12 @@ import Testing
             _ = proceed.wait(timeout: .now() + 5)
             return Widget("built")
         }
-        let pending = Reliability.withWatchdogAsync { try c.resolve(Widget.self).name }
+        let pending = StartedThread { try c.resolve(Widget.self).name }
         #expect(started.wait(timeout: .now() + 5) == .success)
         c.remove(handle)
         #expect(try c.resolveIfRegistered(Widget.self) == nil)
         proceed.signal()
-        #expect(try pending.wait(timeout: 10) == "built")
+        #expect(try pending.value(timeout: 10) == "built")
         #expect(try c.resolveIfRegistered(Widget.self) == nil)
         // The handle is inert now.
         let runs = Counter()
@@ -571,7 +572,7 @@ import Testing
             _ = try r.resolve(Leaf.self)
             return Top()
         }
-        let pending = Reliability.withWatchdogAsync { () -> [String] in
+        let pending = StartedThread { () -> [String] in
             do {
                 _ = try c.resolve(Top.self)
                 return ["no error"]
@@ -582,7 +583,7 @@ import Testing
         #expect(started.wait(timeout: .now() + 5) == .success)
         c.removeAll()
         proceed.signal()
-        #expect(try pending.wait(timeout: 10) == ["Top", "Leaf", "notRegistered", "Leaf"])
+        #expect(try pending.value(timeout: 10) == ["Top", "Leaf", "notRegistered", "Leaf"])
         #expect(try c.resolveIfRegistered(Top.self) == nil)
     }
 
@@ -731,14 +732,14 @@ import Testing
         }
         if form == .entryFromRecord { _ = c.description }
         let runs = Counter()
-        let pending = Reliability.withWatchdogAsync { () -> Int in
+        let pending = StartedThread { () -> Int in
             _ = try c.resolve(Widget.self)
             return runs.value
         }
         #expect(started.wait(timeout: .now() + 5) == .success)
         registration.onResolved { _, _ in runs.increment() }
         proceed.signal()
-        #expect(try pending.wait(timeout: 10) == 1, "\(form): the block added during the build did not run for it")
+        #expect(try pending.value(timeout: 10) == 1, "\(form): the block added during the build did not run for it")
     }
 
     /// Remove racing `onResolved`/`implements` through the handle of a fresh record: whatever

@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// Errors: one `ResolutionError` about the deepest cause with the whole path, never wrapped

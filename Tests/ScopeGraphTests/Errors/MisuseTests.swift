@@ -1,5 +1,6 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 private final class Gadget: Sendable {
@@ -28,7 +29,7 @@ private protocol Unrelated: Sendable {}
     private func bounded<T: Sendable>(
         _ what: String, timeout: TimeInterval = 30, _ body: @escaping @Sendable () throws -> T
     ) throws -> T? {
-        guard let result = Reliability.withWatchdog(timeout: timeout, body) else {
+        guard let result = StartedThread(body).result(timeout: timeout) else {
             Issue.record("\(what) hung (watchdog fired after \(timeout) s)")
             return nil
         }
@@ -218,11 +219,11 @@ private protocol Unrelated: Sendable {}
                 }
                 return Gadget("in flight")
             }
-            let builder = Reliability.withWatchdogAsync { try container.resolve(Gadget.self) }
+            let builder = StartedThread { try container.resolve(Gadget.self) }
             #expect(entered.wait(timeout: .now() + 10) == .success, "the factory never started")
             // The second resolve starts before `remove`; the slot it asks for is being built.
             let waiterStarting = DispatchSemaphore(value: 0)
-            let waiter = Reliability.withWatchdogAsync { () -> Gadget? in
+            let waiter = StartedThread { () -> Gadget? in
                 waiterStarting.signal()
                 return try container.resolveIfRegistered(Gadget.self)
             }
@@ -231,8 +232,8 @@ private protocol Unrelated: Sendable {}
             // `remove` returned while the factory still runs: a resolve starting now finds nothing.
             #expect(try container.resolveIfRegistered(Gadget.self) == nil)
             proceed.signal()
-            let built = try #require(try builder.wait(), "the building resolve hung")
-            let waited = try #require(try waiter.wait(), "the waiting resolve hung")
+            let built = try #require(try builder.value(), "the building resolve hung")
+            let waited = try #require(try waiter.value(), "the waiting resolve hung")
             #expect(built.name == "in flight")
             if let waited {
                 #expect(waited !== built, "the retired registration published the builder's instance")
@@ -366,7 +367,7 @@ private protocol Unrelated: Sendable {}
         let outcomes = Guarded((resolved: 0, missing: 0))
         let stop = Guarded(false)
         let workers = (0..<4).map { _ in
-            Reliability.withWatchdogAsync {
+            StartedThread {
                 while !stop.current {
                     do {
                         _ = try app.resolve(Gadget.self)
@@ -389,7 +390,7 @@ private protocol Unrelated: Sendable {}
         #expect(Self.poll { outcomes.current.missing > 0 }, "the collaborator was still searched after it was freed")
         stop.withLock { $0 = true }
         for worker in workers {
-            #expect(try worker.wait() != nil, "resolves racing with a collaborator's deinit hung (watchdog)")
+            #expect(try worker.value() != nil, "resolves racing with a collaborator's deinit hung (watchdog)")
         }
         #expect(unexpected.current.count == 0, "first: \(unexpected.current.first?.split(separator: "\n").first ?? "")")
         #expect(throws: ResolutionError.self) { try app.resolve(Gadget.self) }

@@ -1,5 +1,6 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// An optional service: some apps register it, some do not.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import ScopeGraphTestSupport
 import Testing
 
 @testable import ScopeGraph

@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// A service whose instances the cache-reset tests tell apart and watch through weak references.
 private protocol Account: AnyObject, Sendable {}

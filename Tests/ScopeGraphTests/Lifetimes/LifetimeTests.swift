@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// The six lifetimes: where each instance lives, and which container its factory resolves

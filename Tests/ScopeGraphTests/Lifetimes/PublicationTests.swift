@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// The contract's "Publication": a cached instance is published as soon as it is complete (its
 /// factory returned, its own `onResolved` blocks ran, everything it was built from is
@@ -120,7 +120,7 @@ import WatchdogSupport
             .onResolved { _, _ in blockRan.withLock { $0 = true } }
         container.register(Service.self, lifetime: .singleton) { r in Service(config: try r.resolve()) }
         let other = Guarded<(service: Service?, blockHadRun: Bool)?>(nil)
-        let started = Guarded<StartedThread?>(nil)
+        let started = Guarded<StartedThread<Void>?>(nil)
         container.register(Top.self) { r in
             _ = try r.resolve(Service.self)
             started.withLock {

@@ -1,6 +1,6 @@
 import Foundation
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 @testable import ScopeGraph
 

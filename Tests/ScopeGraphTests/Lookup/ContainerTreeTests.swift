@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// Containers: the tree (`makeChild`, `parent`, `children`), collaboration links, and who keeps

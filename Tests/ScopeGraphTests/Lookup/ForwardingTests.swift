@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// Type forwarding with `implements`: the same instance wherever the lifetime shares it,

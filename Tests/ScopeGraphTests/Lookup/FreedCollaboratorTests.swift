@@ -1,5 +1,6 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// What a collaborator that is freed (or whose registration is removed) leaves behind, seen from

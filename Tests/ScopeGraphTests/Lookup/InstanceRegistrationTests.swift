@@ -1,3 +1,4 @@
+import ScopeGraphTestSupport
 import Testing
 
 @testable import ScopeGraph

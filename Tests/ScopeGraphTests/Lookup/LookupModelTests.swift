@@ -1,5 +1,6 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// What a lookup-model registration builds: the id tells which registration answered, and the

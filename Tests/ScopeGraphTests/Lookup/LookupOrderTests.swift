@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// Lookup order: own registrations, then collaborators in link order, then the parent; each

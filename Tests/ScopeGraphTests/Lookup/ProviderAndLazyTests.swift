@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 private final class Session: Sendable {
     let number: Int

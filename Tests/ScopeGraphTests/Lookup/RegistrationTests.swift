@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// Registration: keys (type, tag, argument types), tags, last wins, `remove`, `removeAll`,

@@ -1,4 +1,5 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
 
 /// `resolveIfRegistered`, `resolveAll`, optionals, and resolves made from inside a factory.

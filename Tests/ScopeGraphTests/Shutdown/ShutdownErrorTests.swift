@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// A hook that throws does not stop the others; `ShutdownError` lists every failure with the
 /// key and the container, and its description mentions each.

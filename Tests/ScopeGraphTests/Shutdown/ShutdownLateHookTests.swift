@@ -1,7 +1,7 @@
 import Dispatch
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// A hook added after its registration's instances were cached closes them too: `shutdown()`
 /// runs the hooks of the instances cached in the container, whenever the hooks were added.

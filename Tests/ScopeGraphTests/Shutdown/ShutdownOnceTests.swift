@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Exactly once: each hook runs once per instance however many times, and from however many
 /// tasks, `shutdown()` is called; every caller returns after the one shutdown has finished,

@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// The order of `shutdown()`: descendants first (the most recently created child first), then
 /// this container's cached instances newest first, so that an instance is shut down before the

@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Resolves racing with `shutdown()`: each either finishes before it (and what it built is shut
 /// down: its hook ran by the time `shutdown()` returned) or fails with `.containerShutDown`;
@@ -157,7 +157,7 @@ import WatchdogSupport
     private static func threadRace(threads: Int, maxSteps: Int) async throws -> (problems: [String], returned: Int) {
         let race = Race(workers: threads)
         let everyThreadStepped = DispatchSemaphore(value: 0)
-        let workers = ShutdownRaceThreads(threads) { index in
+        let workers = ThreadGroup(threads) { index in
             for step in 0..<maxSteps {
                 let goOn = race.step(of: index, "thread-\(index)-\(step)")
                 if step == 0, race.workersRunning.increment() == threads { everyThreadStepped.signal() }
@@ -218,25 +218,17 @@ import WatchdogSupport
 
     @Test func stressTwoHundredRoundsOfThreadsResolvingFromChildrenWhileTheRootShutsDown() async throws {
         try await withAsyncWatchdog(seconds: 120) {
-            var failedRounds: [String] = []
-            for round in 0..<200 {
-                let (problems, _) = try await Self.threadRace(threads: 3, maxSteps: 2_000)
-                if !problems.isEmpty { failedRounds.append("round \(round): \(problems)") }
-            }
-            #expect(
-                failedRounds.isEmpty, "\(failedRounds.count) of 200 rounds failed; first: \(failedRounds.prefix(3))")
+            try await runRounds(200) { _ in
+                try await Self.threadRace(threads: 3, maxSteps: 2_000).problems
+            }.expectNoFailures()
         }
     }
 
     @Test func stressOneHundredRoundsOfTasksResolvingFromChildrenWhileTheRootShutsDown() async throws {
         try await withAsyncWatchdog(seconds: 120) {
-            var failedRounds: [String] = []
-            for round in 0..<100 {
-                let (problems, _) = try await Self.taskRace(tasks: 4, maxSteps: 2_000)
-                if !problems.isEmpty { failedRounds.append("round \(round): \(problems)") }
-            }
-            #expect(
-                failedRounds.isEmpty, "\(failedRounds.count) of 100 rounds failed; first: \(failedRounds.prefix(3))")
+            try await runRounds(100) { _ in
+                try await Self.taskRace(tasks: 4, maxSteps: 2_000).problems
+            }.expectNoFailures()
         }
     }
 
@@ -254,7 +246,7 @@ import WatchdogSupport
             }
             .onShutdown { recorder.record($0) }
             let outcome = Guarded<Result<ShutdownProbe, any Error>?>(nil)
-            let resolver = ShutdownRaceThreads(1) { _ in
+            let resolver = ThreadGroup(1) { _ in
                 let result = Result { try root.resolve(ShutdownProbe.self) }
                 outcome.withLock { $0 = result }
             }
@@ -320,7 +312,7 @@ import WatchdogSupport
                 let leaves = (0..<4).map { middle.makeChild(name: "leaf-\($0)") }
                 let seen = Guarded<[String]>([])
                 let started = Counter()
-                let observer = ShutdownRaceThreads(1) { _ in
+                let observer = ThreadGroup(1) { _ in
                     started.increment()
                     let deadline = Date(timeIntervalSinceNow: 20)  // a safety bound, not a timing
                     var step = 0
@@ -351,7 +343,7 @@ import WatchdogSupport
                 let made = Guarded<[Container]>([])
                 let seenRunning = Guarded<[String]>([])
                 let started = Counter()
-                let maker = ShutdownRaceThreads(1) { _ in
+                let maker = ThreadGroup(1) { _ in
                     started.increment()
                     let deadline = Date(timeIntervalSinceNow: 20)  // a safety bound, not a timing
                     var step = 0

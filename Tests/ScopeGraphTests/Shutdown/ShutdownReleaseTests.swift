@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// What `shutdown()` does not reach: instances released before it (dead weak singletons,
 /// `remove`, replacement, `removeAll`), which it neither shuts down nor keeps alive, and

@@ -1,6 +1,6 @@
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Main-actor state, like a screen's view model.
 @MainActor private final class ScreenState {

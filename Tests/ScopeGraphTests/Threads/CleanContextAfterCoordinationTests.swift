@@ -1,4 +1,5 @@
 import Foundation
+import ScopeGraphTestSupport
 import Testing
 
 @testable import ScopeGraph

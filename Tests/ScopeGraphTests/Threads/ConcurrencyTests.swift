@@ -1,4 +1,5 @@
 import Foundation
+import ScopeGraphTestSupport
 import Testing
 
 @testable import ScopeGraph
@@ -140,8 +141,7 @@ import Testing
         container.register(UsesCached.self, lifetime: .unique) { r in UsesCached(cached: try r.resolve()) }
         let cached = try? container.resolve(Cached.self)
 
-        let builder = Thread { _ = try? container.resolve(Slow.self) }
-        builder.start()
+        _ = StartedThread { _ = try? container.resolve(Slow.self) }
         #expect(started.wait(timeout: .now() + 5) == .success)
         // While the slow factory is blocked, cached reads and uncached graphs over cached
         // dependencies complete on another thread.
@@ -216,13 +216,7 @@ import Testing
         defer { container.removeAll() }  // the factory captures the container
         container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
         container.register(Slow.self, lifetime: .singleton) { _ in
-            let done = DispatchSemaphore(value: 0)
-            let box = Guarded<Cached?>(nil)
-            Thread {
-                box.withLock { $0 = try? container.resolve(Cached.self) }
-                done.signal()
-            }.start()
-            _ = done.wait(timeout: .now() + 5)
+            let cached = try? StartedThread { try container.resolve(Cached.self) }.value(timeout: 5)
             // DispatchQueue.global().async runs elsewhere too.
             let second = DispatchSemaphore(value: 0)
             DispatchQueue.global().async {
@@ -230,7 +224,7 @@ import Testing
                 second.signal()
             }
             _ = second.wait(timeout: .now() + 5)
-            if box.current == nil { throw CancellationError() }
+            if cached == nil { throw CancellationError() }
             return Slow()
         }
         let finished = runOnThreads(1) { _ in _ = try? container.resolve(Slow.self) }
@@ -245,14 +239,8 @@ import Testing
         defer { container.removeAll() }  // the factory captures the container
         container.register(Right.self, lifetime: .unique) { _ in Right() }
         container.register(Left.self, lifetime: .singleton) { _ in
-            let done = DispatchSemaphore(value: 0)
-            let box = Guarded<Right?>(nil)
-            Thread {
-                box.withLock { $0 = try? container.resolve(Right.self) }
-                done.signal()
-            }.start()
-            _ = done.wait(timeout: .now() + 5)
-            return Left(right: box.current)
+            let right = try? StartedThread { try container.resolve(Right.self) }.value(timeout: 5)
+            return Left(right: right ?? nil)
         }
         let left = try container.resolve(Left.self)
         #expect(left.right != nil)
@@ -377,32 +365,23 @@ import Testing
                     _ = finishBlock.wait(timeout: .now() + 5)
                     flagged.ready = true
                 }
-            let builderSaw = Guarded<Bool?>(nil)
-            let readerSaw = Guarded<Bool?>(nil)
-            let builderDone = DispatchSemaphore(value: 0)
-            Thread {
-                builderSaw.withLock { $0 = (try? container.resolve(Flagged.self))?.ready }
-                builderDone.signal()
-            }.start()
+            let builder = StartedThread { (try? container.resolve(Flagged.self))?.ready }
             #expect(blockStarted.wait(timeout: .now() + 5) == .success)
 
             let aboutToResolve = DispatchSemaphore(value: 0)
-            let readerDone = DispatchSemaphore(value: 0)
-            Thread {
+            let reader = StartedThread { () -> Bool? in
                 aboutToResolve.signal()
-                readerSaw.withLock { $0 = (try? container.resolve(Flagged.self))?.ready }
-                readerDone.signal()
-            }.start()
+                return (try? container.resolve(Flagged.self))?.ready
+            }
             #expect(aboutToResolve.wait(timeout: .now() + 5) == .success)
             // The block is still held, so a reader that got an instance now got it half-built.
-            #expect(
-                readerDone.wait(timeout: .now() + 0.5) == .timedOut,
-                "the reader waits while the block runs")
+            #expect(reader.result(timeout: 0.5) == nil, "the reader waits while the block runs")
             finishBlock.signal()
-            #expect(readerDone.wait(timeout: .now() + 5) == .success)
-            #expect(builderDone.wait(timeout: .now() + 5) == .success)
-            #expect(builderSaw.current == true)
-            #expect(readerSaw.current == true, "the reader saw the instance its block initialised")
+            let readerSaw = reader.result(timeout: 5)
+            let builderSaw = builder.result(timeout: 5)
+            #expect(readerSaw != nil && builderSaw != nil)
+            #expect(builderSaw?.successValue == true)
+            #expect(readerSaw?.successValue == true, "the reader saw the instance its block initialised")
         }
     }
 
@@ -542,7 +521,7 @@ extension ConcurrencyTests {
             _ = try DispatchQueue.global().sync { try container.resolve(Slow.self) }
             return Slow()
         }
-        guard let outcome = Reliability.withWatchdog(timeout: 10, { try container.resolve(Slow.self) }) else {
+        guard let outcome = StartedThread({ try container.resolve(Slow.self) }).result(timeout: 10) else {
             Issue.record("deadlock: the resolve inside DispatchQueue.sync waited for its own factory")
             return
         }
@@ -583,8 +562,8 @@ extension ConcurrencyTests {
         }
         container.register(Pair.self) { r in
             let first = try r.resolve(Shared.self)
-            let elsewhere = Reliability.withWatchdogAsync { try r.resolve(Shared.self) }
-            guard let second = try elsewhere.wait(timeout: 10) else { throw CancellationError() }
+            let elsewhere = StartedThread { try r.resolve(Shared.self) }
+            guard let second = try elsewhere.value(timeout: 10) else { throw CancellationError() }
             return Pair(first, second)
         }
         let pair = try container.resolve(Pair.self)
@@ -743,10 +722,10 @@ extension ConcurrencyTests {
             }
             return Staged([a, try r.resolve(Staged.self, tag: "b")])
         }
-        let threadTwo = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "b") }
+        let threadTwo = StartedThread { try container.resolve(Staged.self, tag: "b") }
         _ = bStarted.wait(timeout: .now() + 10)
         bStarted.signal()  // put back the signal `top` waits for
-        let threadOne = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "top") }
+        let threadOne = StartedThread { try container.resolve(Staged.self, tag: "top") }
         guard let top = threadOne.result(timeout: 10), let b = threadTwo.result(timeout: 10) else {
             Issue.record("deadlock: a resolve did not return within 10 s")
             return

@@ -1,7 +1,7 @@
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// Nothing that can hold the last reference to a container or an instance is released while
 /// an engine lock is held: a deinit may resolve, and a resolve takes those locks. Debug builds
@@ -34,21 +34,20 @@ import WatchdogSupport
     func aCollaboratorDroppedWhileAResolveThroughTheLinkFinishesIsFreedOutsideLocks(withShutdownHook: Bool) async {
         // On a thread of its own: the rounds block and spin, which must not hold a thread of
         // the cooperative pool (two on two cores) that other suites' tasks need meanwhile.
-        let (failedRounds, resolved, rounds) = await runOnNewThread {
+        let (report, resolved, rounds) = await runOnNewThread {
             Self.dropCollaboratorsDuringResolves(withShutdownHook: withShutdownHook)
         }
-        #expect(failedRounds.isEmpty, "rounds that did not finish (a deadlock): \(failedRounds)")
+        report.expectNoFailures("rounds that did not finish (a deadlock)")
         #expect(resolved == rounds, "every freed instance's deinit resolved")
     }
 
     /// The rounds: the ones that did not finish, how many deinits resolved, how many rounds.
-    private static func dropCollaboratorsDuringResolves(withShutdownHook: Bool) -> ([Int], Int, Int) {
+    private static func dropCollaboratorsDuringResolves(withShutdownHook: Bool) -> (RoundsReport, Int, Int) {
         let home = Container(name: "home")
         home.register(PerRequest.self, lifetime: .perContainer) { _ in PerRequest() }
         let resolvedInDeinit = Counter()
         let rounds = watchdogScale > 1 ? 300 : 1_500  // fewer under a sanitizer, which slows each round tenfold
-        var failedRounds: [Int] = []
-        for round in 0..<rounds {
+        let report = runRounds(rounds, stopAfter: 3) { round in
             let a = Container(name: "a")
             // The test keeps no reference to B but this one, which the second thread drops.
             let b = Guarded<Container?>(
@@ -67,10 +66,9 @@ import WatchdogSupport
                     withExtendedLifetime(spin) {}
                 }
             }
-            if !finished { failedRounds.append(round) }
-            if failedRounds.count >= 3 { break }
+            return finished ? [] : ["did not finish"]
         }
-        return (failedRounds, resolvedInDeinit.value, rounds)
+        return (report, resolvedInDeinit.value, rounds)
     }
 
     /// B, linked from `a`, with a cached instance whose deinit resolves and a singleton not

@@ -1,4 +1,5 @@
 import Foundation
+import ScopeGraphTestSupport
 import Testing
 
 @testable import ScopeGraph
@@ -137,10 +138,10 @@ extension StressTests {
             }
             return Staged([a, try r.resolve(Staged.self, tag: "b")])
         }
-        let threadTwo = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "b") }
+        let threadTwo = StartedThread { try container.resolve(Staged.self, tag: "b") }
         _ = bStarted.wait(timeout: .now() + 10)
         bStarted.signal()  // put back the signal `top` waits for
-        let threadOne = Reliability.withWatchdogAsync { try container.resolve(Staged.self, tag: "top") }
+        let threadOne = StartedThread { try container.resolve(Staged.self, tag: "top") }
         let top = threadOne.result()
         let b = threadTwo.result()
         guard let top, let b else {

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import ScopeGraph
+import ScopeGraphTestSupport
 import Testing
-import WatchdogSupport
 
 /// A `perContainer` (or singleton) instance of a versioned registration: which registration
 /// built it, and when its factory ran (on the test's logical clock).
@@ -307,13 +307,7 @@ private final class Built: Sendable {
     private static func coordinatorIsFree(within seconds: Double) -> Bool {
         let probe = Container(name: "lock probe")
         probe.register(Int.self, lifetime: .singleton) { _ in 7 }
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            _ = try? probe.resolve(Int.self)
-            done.signal()
-        }
-        thread.start()
-        return done.wait(timeout: .now() + seconds) == .success
+        return StartedThread { _ = try? probe.resolve(Int.self) }.result(timeout: seconds) != nil
     }
 
     /// A registration removed while its factory runs on another thread, whose handle is
@@ -332,7 +326,7 @@ private final class Built: Sendable {
             blockThrows: blockThrows,
             onTripwireFreed: { lockWasFree.withLock { $0 = Self.coordinatorIsFree(within: 3 * watchdogScale) } })
         let outcome = Guarded<String?>(nil)
-        let resolver = Reliability.withWatchdogAsync {
+        let resolver = StartedThread {
             let name = resolutionErrorKind { _ = try app.resolve(Built.self) }
             outcome.withLock { $0 = name ?? "value" }
         }
@@ -340,7 +334,7 @@ private final class Built: Sendable {
         app.remove(registration!)
         registration = nil
         proceed.signal()
-        let finished = (try? resolver.wait(timeout: 20)) != nil
+        let finished = (try? resolver.value(timeout: 20)) != nil
         #expect(finished)
         guard finished else { return }
         #expect(outcome.current == (blockThrows ? "factoryFailed" : "value"))
@@ -471,7 +465,7 @@ private final class Built: Sendable {
                 let failing = roundIndex % 3 == 0 ? 1 : (roundIndex % 3 == 1 ? 0 : 3)
                 let round = CycleRound(failingBlocks: failing)
                 let barrier = Reliability.Barrier(count: 4)
-                let threads = ShutdownRaceThreads(3) { index in
+                let threads = ThreadGroup(3) { index in
                     barrier.arriveAndWait(timeout: 5)
                     for _ in 0..<3 {
                         do {
@@ -587,7 +581,7 @@ private final class Built: Sendable {
                 }
                 let unexpected = Guarded<[String]>([])
                 let started = Counter()
-                let threads = ShutdownRaceThreads(3) { index in
+                let threads = ThreadGroup(3) { index in
                     Thread.current.name = "worker \(index)"
                     started.increment()
                     var random = Reliability.SplitMix64(seed: UInt64(roundIndex * 10 + index))

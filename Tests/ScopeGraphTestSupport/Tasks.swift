@@ -1,26 +1,27 @@
-import Dispatch
-import Foundation
-import ScopeGraph
-import WatchdogSupport
+package import Dispatch
+internal import Foundation
+package import ScopeGraph
 
 /// A one-shot latch for async tests: `wait()` suspends (no thread blocks) until `open()`. A
 /// factory waits on one to stay "in progress" for as long as the test needs; the test waits on
 /// another to learn that the factory has started. Waiting ignores task cancellation, so that a
 /// cancelled caller cannot end a build early by accident.
-final class AsyncLatch: Sendable {
+package final class AsyncLatch: Sendable {
+    package init() {}
+
     private struct State {
-        var isOpen = false
-        var nextID: UInt64 = 0
-        var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        package var isOpen = false
+        package var nextID: UInt64 = 0
+        package var waiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     }
 
     private let state = Guarded(State())
 
     /// Whether `open()` was called.
-    var isOpen: Bool { state.withLock { $0.isOpen } }
+    package var isOpen: Bool { state.withLock { $0.isOpen } }
 
     /// Opens the latch: every waiter resumes, and later waits return at once.
-    func open() {
+    package func open() {
         let waiters = state.withLock { state in
             state.isOpen = true
             defer { state.waiters = [:] }
@@ -30,11 +31,11 @@ final class AsyncLatch: Sendable {
     }
 
     /// Suspends until the latch is open.
-    func wait() async { await wait(atMost: nil) }
+    package func wait() async { await wait(atMost: nil) }
 
     /// Suspends until the latch is open or `seconds` have passed; true when it opened.
     @discardableResult
-    func wait(atMost seconds: Double?) async -> Bool {
+    package func wait(atMost seconds: Double?) async -> Bool {
         await withCheckedContinuation { continuation in
             let id: UInt64? = state.withLock { state in
                 if state.isOpen { return nil }
@@ -56,16 +57,18 @@ final class AsyncLatch: Sendable {
 
 /// Two async parties meet: each signals its side and waits (bounded) for the other. Used to
 /// hold two factories until both run at once; true when the other side came.
-final class AsyncRendezvous: Sendable {
+package final class AsyncRendezvous: Sendable {
+    package init() {}
+
     private let first = AsyncLatch()
     private let second = AsyncLatch()
 
-    func arriveFirst(atMost seconds: Double = 2) async -> Bool {
+    package func arriveFirst(atMost seconds: Double = 2) async -> Bool {
         first.open()
         return await second.wait(atMost: seconds)
     }
 
-    func arriveSecond(atMost seconds: Double = 2) async -> Bool {
+    package func arriveSecond(atMost seconds: Double = 2) async -> Bool {
         second.open()
         return await first.wait(atMost: seconds)
     }
@@ -75,7 +78,7 @@ final class AsyncRendezvous: Sendable {
 /// when it held. For waiting on counters that tasks bump just before they call into the
 /// container; never used to assert a duration.
 @discardableResult
-func waitUntil(atMost seconds: Double = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+package func waitUntil(atMost seconds: Double = 5, _ condition: @Sendable () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + .seconds(seconds)
     while !condition() {
         guard ContinuousClock.now < deadline else { return false }
@@ -86,23 +89,13 @@ func waitUntil(atMost seconds: Double = 5, _ condition: @Sendable () -> Bool) as
 
 /// Lets tasks that were just started reach the point where they suspend (a wait inside the
 /// container): a short pause, no assertion on time.
-func letTasksSettle() async {
+package func letTasksSettle() async {
     try? await Task.sleep(for: .milliseconds(50))
-}
-
-/// Runs `body` on a new thread (not one of the cooperative pool's) and suspends until it
-/// returns; no thread waits meanwhile. Bound it with `withAsyncWatchdog`.
-func runOnNewThread<R: Sendable>(_ body: @escaping @Sendable () -> R) async -> R {
-    await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: body()) }
-        thread.stackSize = 4 << 20
-        thread.start()
-    }
 }
 
 /// Blocks the calling thread on `semaphore` for at most `seconds` (used on purpose, to keep
 /// the main actor busy); a synchronous function, so that async callers may use it.
-func blockCallingThread(on semaphore: DispatchSemaphore, atMost seconds: Double) {
+package func blockCallingThread(on semaphore: DispatchSemaphore, atMost seconds: Double) {
     _ = semaphore.wait(timeout: .now() + seconds)
 }
 
@@ -110,7 +103,7 @@ func blockCallingThread(on semaphore: DispatchSemaphore, atMost seconds: Double)
 /// under `swift test`, main-actor jobs run on the main dispatch queue, possibly on another
 /// thread than the main one, so `Thread.isMainThread` cannot tell. The main queue is marked
 /// with a queue-specific value of the tests' own, which every thread draining it sees.
-enum MainActorProbe {
+package enum MainActorProbe {
     private static let key = DispatchSpecificKey<Bool>()
     private static let marked: Bool = {
         DispatchQueue.main.setSpecific(key: key, value: true)
@@ -118,7 +111,7 @@ enum MainActorProbe {
     }()
 
     /// True inside a job of the main dispatch queue: on the main actor.
-    static var isOnMainActor: Bool {
+    package static var isOnMainActor: Bool {
         _ = marked
         return DispatchQueue.getSpecific(key: key) == true
     }
@@ -126,7 +119,7 @@ enum MainActorProbe {
 
 /// How a call ended, as a short name for comparisons: `"value"`, `"CancellationError"`, the
 /// `ResolutionError` case (`"requiresAsync"`, …), or `"other: …"`.
-func outcomeName<T>(_ result: Result<T, any Error>) -> String {
+package func outcomeName<T>(_ result: Result<T, any Error>) -> String {
     switch result {
     case .success: return "value"
     case .failure(let error): return errorName(error)
@@ -134,7 +127,7 @@ func outcomeName<T>(_ result: Result<T, any Error>) -> String {
 }
 
 /// The name of `error` as `outcomeName` gives it.
-func errorName(_ error: any Error) -> String {
+package func errorName(_ error: any Error) -> String {
     if error is CancellationError { return "CancellationError" }
     if let error = error as? ResolutionError { return error.kind.caseName }
     return "other: \(type(of: error)): \(error)"
@@ -142,7 +135,7 @@ func errorName(_ error: any Error) -> String {
 
 /// The `ResolutionError` a synchronous `body` throws; `nil` when it throws something else or
 /// nothing.
-func syncResolutionError(_ body: () throws -> Void) -> ResolutionError? {
+package func syncResolutionError(_ body: () throws -> Void) -> ResolutionError? {
     do {
         try body()
     } catch let error as ResolutionError {
@@ -155,7 +148,7 @@ func syncResolutionError(_ body: () throws -> Void) -> ResolutionError? {
 
 extension Result where Failure == any Error {
     /// The outcome of an async throwing `body`.
-    init(catching body: () async throws -> Success) async {
+    package init(catching body: () async throws -> Success) async {
         do {
             self = .success(try await body())
         } catch {
@@ -164,13 +157,13 @@ extension Result where Failure == any Error {
     }
 
     /// The `ResolutionError` this result failed with, if any.
-    var resolutionError: ResolutionError? {
+    package var resolutionError: ResolutionError? {
         guard case .failure(let error) = self else { return nil }
         return error as? ResolutionError
     }
 
     /// The value, if any.
-    var successValue: Success? {
+    package var successValue: Success? {
         guard case .success(let value) = self else { return nil }
         return value
     }
@@ -179,9 +172,37 @@ extension Result where Failure == any Error {
 /// A build held open by a gate, for tests that make others wait for it: `started` opens when
 /// the factory runs, the factory returns once `gate` opens; `runs` counts factory runs and
 /// `built` watches every instance made (the factory appends them).
-struct GatedBuild<Built: AnyObject & Sendable>: Sendable {
-    let started = AsyncLatch()
-    let gate = AsyncLatch()
-    let runs = Counter()
-    let built = Guarded<[WeakProbe<Built>]>([])
+package struct GatedBuild<Built: AnyObject & Sendable>: Sendable {
+    package init() {}
+
+    package let started = AsyncLatch()
+    package let gate = AsyncLatch()
+    package let runs = Counter()
+    package let built = Guarded<[WeakProbe<Built>]>([])
+}
+
+/// Starts `count` tasks, each running `body(index)` (a resolve, typically), and returns once
+/// every one has begun, plus a short pause when `settle` (time to reach a wait inside the
+/// container); collect them with `awaitOutcomes(of:)`. The tasks' work is bounded by the caller's
+/// watchdog (`withAsyncWatchdog`).
+package func startTasks<T: Sendable>(
+    _ count: Int, settle: Bool = true, _ body: @escaping @Sendable (Int) async throws -> T
+) async -> [Task<Result<T, any Error>, Never>] {
+    let began = Counter()
+    let tasks = (0..<count).map { index in
+        Task {
+            began.increment()
+            return await Result { try await body(index) }
+        }
+    }
+    await waitUntil { began.value == count }
+    if settle { await letTasksSettle() }
+    return tasks
+}
+
+/// The outcomes of `tasks`, in order.
+package func awaitOutcomes<T: Sendable>(of tasks: [Task<Result<T, any Error>, Never>]) async -> [Result<T, any Error>] {
+    var results: [Result<T, any Error>] = []
+    for task in tasks { results.append(await task.value) }
+    return results
 }

@@ -1,32 +1,34 @@
-import Foundation
-import ScopeGraph
+internal import Foundation
+package import ScopeGraph
 
 /// A value behind a lock, for state that factories (which may run on any thread) and the test
 /// both touch.
-final class Guarded<Value>: @unchecked Sendable {
+package final class Guarded<Value>: @unchecked Sendable {
     // @unchecked: `value` is only read or written inside `withLock`, with `lock` held.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)
     }
 
     /// A copy of the current value.
-    var current: Value { withLock { $0 } }
+    package var current: Value { withLock { $0 } }
 }
 
 /// Counts how many times something ran: a factory, an `onResolved` block, a deinit.
-final class Counter: Sendable {
+package final class Counter: Sendable {
+    package init() {}
+
     private let storage = Guarded(0)
 
     /// Adds one and returns the new count.
     @discardableResult
-    func increment() -> Int {
+    package func increment() -> Int {
         storage.withLock {
             $0 += 1
             return $0
@@ -34,30 +36,32 @@ final class Counter: Sendable {
     }
 
     /// The current count.
-    var value: Int { storage.withLock { $0 } }
+    package var value: Int { storage.withLock { $0 } }
 }
 
 /// Records events in the order they happened.
-final class EventLog: Sendable {
+package final class EventLog: Sendable {
+    package init() {}
+
     private let storage = Guarded<[String]>([])
 
-    func record(_ event: String) { storage.withLock { $0.append(event) } }
+    package func record(_ event: String) { storage.withLock { $0.append(event) } }
 
-    var events: [String] { storage.withLock { $0 } }
+    package var events: [String] { storage.withLock { $0 } }
 }
 
 /// An error a test factory or block throws on purpose.
-struct Boom: Error, Equatable {
-    let message: String
-    init(_ message: String = "boom") { self.message = message }
+package struct Boom: Error, Equatable {
+    package let message: String
+    package init(_ message: String = "boom") { self.message = message }
 }
 
 /// A service that knows which factory run built it and which container it came from.
-final class Probe: Sendable {
-    let label: String
-    let run: Int
+package final class Probe: Sendable {
+    package let label: String
+    package let run: Int
 
-    init(_ label: String, run: Int = 0) {
+    package init(_ label: String, run: Int = 0) {
         self.label = label
         self.run = run
     }
@@ -65,7 +69,7 @@ final class Probe: Sendable {
 
 extension ResolutionError.Kind {
     /// The case without its payload, for comparisons in tests (independent of `description`).
-    var caseName: String {
+    package var caseName: String {
         switch self {
         case .notRegistered: "notRegistered"
         case .circularDependency: "circularDependency"
@@ -79,7 +83,7 @@ extension ResolutionError.Kind {
     }
 
     /// The error a factory or block threw, for `.factoryFailed`.
-    var underlyingError: (any Error)? {
+    package var underlyingError: (any Error)? {
         if case .factoryFailed(let error) = self { return error }
         return nil
     }
@@ -87,5 +91,13 @@ extension ResolutionError.Kind {
 
 extension ResolutionError {
     /// The path as the type names and tags print: `["A", "B", "A"]`.
-    var pathDescriptions: [String] { path.map(\.description) }
+    package var pathDescriptions: [String] { path.map(\.description) }
+}
+
+/// A weak reference that can be handed around and checked later.
+package struct WeakProbe<Object: AnyObject>: @unchecked Sendable {
+    // @unchecked: a weak reference to a `Sendable` class instance; only loaded, never mutated.
+    package weak var object: Object?
+    package init(_ object: Object?) { self.object = object }
+    package var isFreed: Bool { object == nil }
 }

@@ -1,5 +1,5 @@
-import Dispatch
-import ScopeGraph
+internal import Dispatch
+internal import ScopeGraph
 package import Testing
 
 /// Waits for `work`, running in a new task, for at most `seconds` × `watchdogScale` from when it

@@ -1,0 +1,123 @@
+internal import Foundation
+package import ScopeGraph
+internal import Testing
+
+/// An instance with an identity, whose `onShutdown` hooks the shutdown suites record.
+package final class ShutdownProbe: Sendable {
+    package let label: String
+    package let dependencies: [ShutdownProbe]
+
+    package init(_ label: String, _ dependencies: [ShutdownProbe] = []) {
+        self.label = label
+        self.dependencies = dependencies
+    }
+}
+
+/// Records, in order, the probes whose hooks ran (holding them, so identities stay unique).
+package final class ShutdownRecorder: Sendable {
+    package init() {}
+
+    private let storage = Guarded<[ShutdownProbe]>([])
+
+    /// Records that a hook ran for `probe`.
+    package func record(_ probe: ShutdownProbe) { storage.withLock { $0.append(probe) } }
+
+    /// The labels of the probes, in the order their hooks ran.
+    package var labels: [String] { storage.withLock { $0.map(\.label) } }
+
+    /// The probes, in the order their hooks ran.
+    package var instances: [ShutdownProbe] { storage.withLock { $0 } }
+
+    /// How many hook calls were recorded.
+    package var count: Int { storage.withLock { $0.count } }
+
+    /// How many hook calls were recorded for `instance` (by identity).
+    package func count(of instance: ShutdownProbe) -> Int {
+        storage.withLock { records in records.filter { $0 === instance }.count }
+    }
+}
+
+/// A one-shot gate: work waits until the test opens it (a thread with a bounded wait, so that
+/// a bug cannot hang it for good; a task by suspending).
+package final class ShutdownGate: Sendable {
+    package init() {}
+
+    private let state = Guarded((arrived: false, open: false))
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// Called by work on a thread: notes its arrival, then waits (at most `timeout` s) for
+    /// `open()`. False when the gate was not opened in time.
+    @discardableResult
+    package func arriveAndWait(timeout: Double = 20) -> Bool {
+        state.withLock { $0.arrived = true }
+        return semaphore.wait(timeout: .now() + timeout) == .success
+    }
+
+    /// Called by work in a task: notes its arrival, then suspends until `open()`.
+    package func arriveAndSuspend() async {
+        state.withLock { $0.arrived = true }
+        await shutdownEventually { self.state.current.open }
+    }
+
+    /// Returns when the work has arrived.
+    package func arrived() async { await shutdownEventually { self.state.current.arrived } }
+
+    /// Lets the waiting work go on.
+    package func open() {
+        state.withLock { $0.open = true }
+        semaphore.signal()
+    }
+}
+
+/// Polls `condition` until it holds (bound it with `withAsyncWatchdog`), or until the task is
+/// cancelled (a watchdog that fired cancels its work: polling on would spin on the cooperative
+/// pool, since a cancelled task's sleep returns at once).
+package func shutdownEventually(_ condition: @Sendable () -> Bool) async {
+    while !condition() {
+        do { try await Task.sleep(for: .milliseconds(1)) } catch { return }
+    }
+}
+
+/// The kind of a `ResolutionError` thrown by `body`, or `nil` when it threw no
+/// `ResolutionError` (nothing, or another error).
+package func resolutionErrorKind(_ body: () throws -> Void) -> String? {
+    do {
+        try body()
+        return nil
+    } catch let error as ResolutionError {
+        return error.kind.caseName
+    } catch {
+        return "other: \(error)"
+    }
+}
+
+/// The kind of a `ResolutionError` thrown by async `body`, as `resolutionErrorKind`.
+package func resolutionErrorKindAsync(_ body: () async throws -> Void) async -> String? {
+    do {
+        try await body()
+        return nil
+    } catch let error as ResolutionError {
+        return error.kind.caseName
+    } catch {
+        return "other: \(error)"
+    }
+}
+
+extension Container {
+    /// Registers a `ShutdownProbe` under the tag `label`, built from the probes tagged
+    /// `dependencies` (resolved through the factory's resolver), whose hook records it.
+    @discardableResult
+    package func registerShutdownProbe(
+        _ label: String, lifetime: Lifetime = .singleton, dependencies: [String] = [], recorder: ShutdownRecorder
+    ) -> Registration<ShutdownProbe> {
+        register(ShutdownProbe.self, tag: ServiceTag(label), lifetime: lifetime) { r in
+            ShutdownProbe(label, try dependencies.map { try r.resolve(ShutdownProbe.self, tag: ServiceTag($0)) })
+        }
+        .onShutdown { recorder.record($0) }
+    }
+
+    /// Resolves the `ShutdownProbe` tagged `label`.
+    package func resolveProbe(_ label: String) throws -> ShutdownProbe {
+        try resolve(ShutdownProbe.self, tag: ServiceTag(label))
+    }
+}
