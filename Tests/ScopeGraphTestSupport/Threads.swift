@@ -56,6 +56,28 @@ package final class ThreadGroup: Sendable {
             group.notify(queue: .global()) { continuation.resume() }
         }
     }
+
+    /// Suspends until every thread has finished, at most `timeout` seconds; no thread waits
+    /// meanwhile. False (and an issue recorded at `sourceLocation`) when they did not.
+    package func finished(timeout: Double, sourceLocation: SourceLocation = #_sourceLocation) async -> Bool {
+        let resumed = Guarded(false)
+        let finished = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let resume: @Sendable (Bool) -> Void = { value in
+                let first = resumed.withLock { wasResumed in
+                    defer { wasResumed = true }
+                    return !wasResumed
+                }
+                if first { continuation.resume(returning: value) }
+            }
+            group.notify(queue: .global()) { resume(true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { resume(false) }
+        }
+        if !finished {
+            Issue.record(
+                "threads did not finish within \(timeout) s: deadlock or hang", sourceLocation: sourceLocation)
+        }
+        return finished
+    }
 }
 
 /// Runs `body(index)` on `count` new threads at once and waits at most `timeout` seconds.
@@ -66,6 +88,18 @@ package func runOnThreads(
     _ body: @escaping @Sendable (Int) -> Void
 ) -> Bool {
     ThreadGroup(count, body).wait(timeout: timeout, sourceLocation: sourceLocation)
+}
+
+/// Runs `body(index)` on `count` new threads at once and suspends until they finish, at most
+/// `timeout` seconds, without holding a thread of the cooperative pool meanwhile (a long
+/// synchronous wait there starves the async tests of every suite). Returns false (and records
+/// an issue) when the threads did not all finish.
+@discardableResult
+package func runOnThreads(
+    _ count: Int, timeout: Double = 10, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable (Int) -> Void
+) async -> Bool {
+    await ThreadGroup(count, body).finished(timeout: timeout, sourceLocation: sourceLocation)
 }
 
 /// Work started on a new thread now (inside a factory, say), whose end and result the test

@@ -295,7 +295,7 @@ private protocol Unrelated: Sendable {}
 
     // MARK: Calls racing with resolves on other threads
 
-    @Test func removeAllWhileOtherThreadsResolve() throws {
+    @Test func removeAllWhileOtherThreadsResolve() async throws {
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
         @Sendable func registerAll() {
@@ -309,7 +309,7 @@ private protocol Unrelated: Sendable {}
         let unexpected = Guarded<[String]>([])
         let counts = Guarded((resolved: 0, missing: 0, clears: 0))
         let deadline = ContinuousClock.now + .seconds(1)
-        let finished = runOnThreads(7, timeout: 60) { index in
+        let finished = await runOnThreads(7, timeout: 60) { index in
             var random = Reliability.SplitMix64(seed: UInt64(index))
             while ContinuousClock.now < deadline {
                 if index == 0 {

@@ -184,7 +184,7 @@ import Testing
     @Test(arguments: [Lifetime.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer])
     func resolveIfRegisteredGivesAValueOrNilWhileTheCollaboratorHoldingTheRegistrationIsFreed(
         lifetime: Lifetime
-    ) {
+    ) async {
         let main = Container(name: "main")
         let stop = Guarded(false)
         let errors = Guarded<[String]>([])
@@ -195,7 +195,7 @@ import Testing
         let resolverCount = 2
         let barrier = Reliability.Barrier(count: resolverCount + 1)
         let deadline = Date(timeIntervalSinceNow: 1)
-        let finished = runOnThreads(resolverCount + 1, timeout: 60) { index in
+        let finished = await runOnThreads(resolverCount + 1, timeout: 60) { index in
             barrier.arriveAndWait()
             if index == 0 {
                 // The churner: a collaborator holding the registration is created, linked, kept

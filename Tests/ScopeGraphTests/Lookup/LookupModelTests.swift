@@ -90,13 +90,13 @@ private final class LookupProbe: Sendable {
         #expect(totals.releaseChecks >= 300, "too few release checks: \(totals.releaseChecks)")
     }
 
-    @Test func twoThreadsRunningTheExtendedModelOnDisjointContainersBothMatchIt() throws {
+    @Test func twoThreadsRunningTheExtendedModelOnDisjointContainersBothMatchIt() async throws {
         // Meant for ThreadSanitizer as much as for the comparisons: the two threads share no
         // container, so any race it reports is in state the engine shares between containers.
         let reports = Guarded<[String]>([])
         let tallies = Guarded(LookupRun.Tally())
         let barrier = Reliability.Barrier(count: 2)
-        let finished = runOnThreads(2, timeout: 300) { thread in
+        let finished = await runOnThreads(2, timeout: 300) { thread in
             barrier.arriveAndWait()
             var tally = LookupRun.Tally()
             var failingSeeds = 0

@@ -73,11 +73,11 @@ private final class FragileService: Sendable {
     /// Each round builds fresh containers, starts eight threads together on the empty caches
     /// (so that faults hit while other threads wait for, or share a cycle with, the failing
     /// build), then switches faults off and checks that every key resolves cleanly.
-    @Test func concurrentResolvesWithRandomFaultsNeverHandOutAPartialInstance() throws {
+    @Test func concurrentResolvesWithRandomFaultsNeverHandOutAPartialInstance() async throws {
         var returned = 0
         var faultsSeen = 0
         for round in 0..<Self.rounds {
-            let outcome = try Self.runRound(seed: UInt64(round) &* 0x1000_0001 &+ 0xFA17)
+            let outcome = try await Self.runRound(seed: UInt64(round) &* 0x1000_0001 &+ 0xFA17)
             returned += outcome.returned
             faultsSeen += outcome.faultsSeen
             guard outcome.isClean else { break }
@@ -89,14 +89,14 @@ private final class FragileService: Sendable {
         #expect(returned > 1_000, "too few resolves succeeded for the test to prove anything")
     }
 
-    private static func runRound(seed: UInt64) throws -> (returned: Int, faultsSeen: Int, isClean: Bool) {
+    private static func runRound(seed: UInt64) async throws -> (returned: Int, faultsSeen: Int, isClean: Bool) {
         let faults = FaultPlan(seed: seed)
         let world = FaultWorld(faults: faults)
         defer { world.unlinkPairs() }
         let starts = [world.root, world.left, world.right]
         let results = Guarded((returned: [FragileService](), failures: [String](), faultsSeen: 0))
         let barrier = Reliability.Barrier(count: Self.threads)
-        let finished = runOnThreads(Self.threads, timeout: 60) { index in
+        let finished = await runOnThreads(Self.threads, timeout: 60) { index in
             var random = Reliability.SplitMix64(seed: seed &+ UInt64(index) &* 0xBEEF)
             var returned: [FragileService] = []
             var failures: [String] = []

@@ -40,13 +40,13 @@ private final class StressService: Sendable {
         ProcessInfo.processInfo.environment["SCOPEGRAPH_STRESS_SECONDS"].flatMap(Double.init) ?? 2
     }
 
-    @Test func sixteenThreadsChurningFiftyLinkedContainersKeepEverySingletonUnique() throws {
+    @Test func sixteenThreadsChurningFiftyLinkedContainersKeepEverySingletonUnique() async throws {
         let world = StressWorld()
         let duration = Duration.milliseconds(Int(Self.seconds * 1000))
         let collected = Guarded(StressStats())
         let clock = ContinuousClock()
         let started = clock.now
-        let finished = runOnThreads(Self.threadCount, timeout: Self.seconds + 60) { index in
+        let finished = await runOnThreads(Self.threadCount, timeout: Self.seconds + 60) { index in
             var worker = StressWorker(world: world, seed: UInt64(index) &* 0x9E37_79B9 &+ 17)
             worker.run(until: started + duration)
             collected.withLock { $0.merge(worker.tally) }
