@@ -3,7 +3,7 @@ package import Testing
 // Rounds: the stress suites repeat a race many times, and report the rounds that went wrong.
 // A round returns its problems (none: it passed); `runRounds` collects them, and the test checks
 // the report once. Work on N threads in a round is `runOnThreads(n, timeout:)` (Threads.swift),
-// in N tasks `runTasks(n)` (Tasks.swift); the whole run is bounded by the caller's watchdog
+// in N tasks `startTasks(n)` (Tasks.swift); the whole run is bounded by the caller's watchdog
 // (`withAsyncWatchdog`) or by each round's own bounded waits.
 //
 //     try await withAsyncWatchdog(seconds: 60) {
