@@ -192,6 +192,8 @@ import WatchdogSupport
                 return Slow()
             }
         }
+        // The factory holds the registration: a cycle, broken here.
+        defer { registration.withLock { $0 = nil } }
         _ = try container.resolve(Slow.self)
         try await container.shutdown()
         #expect(closed.value == 1)
