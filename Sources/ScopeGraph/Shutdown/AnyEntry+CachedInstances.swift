@@ -27,7 +27,8 @@ extension AnyEntry {
                     return nil
                 }
                 logOwner.shutdownLog.recordIfAbsent(
-                    ShutdownLog.Record(entry: self, sequence: slot.publishedSequence, box: box, slot: slot))
+                    ShutdownLog.Record(
+                        entry: self, sequence: slot.publishedSequence.load(ordering: .relaxed), box: box, slot: slot))
                 return box
             }
         }

@@ -46,22 +46,28 @@ import Testing
     /// threads deadlocked on the coordinator's lock can hold every thread of the pool (two
     /// cores), and then the async watchdog can never report. If `work` has not finished after
     /// twice its limit, the process stops with a message naming `what`, instead of hanging.
+    /// The clock starts when the work does, as the async watchdog's: under ThreadSanitizer
+    /// other suites' synchronous tests (the lookup model's, for one) can hold both threads of
+    /// the pool for over a minute before the work starts, which is no hang of this work; a
+    /// pool that never starts it is caught by the test run's own time limit.
     static func abortIfWedged<R: Sendable>(
         seconds: Double, _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ work: @escaping @Sendable () async throws -> R
     ) async throws -> R? {
-        let finished = Guarded(false)
         let limit = 2 * seconds * watchdogScale
-        DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
-            guard !finished.withLock({ $0 }) else { return }
-            let message =
-                "AsyncReaderTests: \(what) still running after \(limit) s: the cooperative pool is "
-                + "wedged (a deadlock between BuildCoordinator's lock and a task's cancellation)"
-            FileHandle.standardError.write(Data((message + "\n").utf8))
-            fatalError(message)
+        return try await withAsyncWatchdog(seconds: seconds, sourceLocation: sourceLocation) {
+            let finished = Guarded(false)
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit) {
+                guard !finished.withLock({ $0 }) else { return }
+                let message =
+                    "AsyncReaderTests: \(what) still running \(limit) s after it started: the cooperative pool "
+                    + "is wedged (a deadlock between BuildCoordinator's lock and a task's cancellation)"
+                FileHandle.standardError.write(Data((message + "\n").utf8))
+                fatalError(message)
+            }
+            defer { finished.withLock { $0 = true } }
+            return try await work()
         }
-        defer { finished.withLock { $0 = true } }
-        return try await withAsyncWatchdog(seconds: seconds, sourceLocation: sourceLocation, work)
     }
 
     /// Registers `Slow` with an async factory whose first run waits for `held.gate`.

@@ -49,8 +49,11 @@ import Testing
     /// The same, where the deinit resolves a `graph` service that the finishing resolve also
     /// resolved: the blocks ran with that resolve bound to the thread, and it is unbound before
     /// the instance goes, so the deinit's resolve is one of its own and builds its own `graph`
-    /// instance (joining the finished resolve, it got that resolve's).
-    @Test func anInstanceFreedAfterItsBlocksRanResolvesInAResolveOfItsOwn() {
+    /// instance (joining the finished resolve, it got that resolve's). Both ways a resolve ends:
+    /// alone (its cached build was uncontended) and through the coordinator (a singleton with
+    /// an `onShutdown` hook is published under its lock).
+    @Test(arguments: [false, true])
+    func anInstanceFreedAfterItsBlocksRanResolvesInAResolveOfItsOwn(throughTheCoordinator: Bool) {
         final class Shared: Sendable {}
         final class Root: Sendable {
             let shared: Shared
@@ -60,12 +63,13 @@ import Testing
         defer { container.removeAll() }  // the factories capture the container
         let fromDeinit = Guarded<Shared?>(nil)
         container.register(Shared.self, lifetime: .graph) { _ in Shared() }
-        container.register(Int.self, lifetime: .singleton) { _ in 42 }
+        let int = container.register(Int.self, lifetime: .singleton) { _ in 42 }
+        if throughTheCoordinator { int.onShutdown { _ in } }
         container.register(Hook.self, lifetime: .unique) { _ in
             Hook { fromDeinit.withLock { $0 = try? container.resolve(Shared.self) } }
         }.onResolved { _, _ in }
         container.register(Root.self, lifetime: .unique) { r in
-            _ = try r.resolve(Int.self)  // a cached build: the blocks run in `BuildCoordinator.runBlocks`
+            _ = try r.resolve(Int.self)  // a cached build
             let shared = try r.resolve(Shared.self)
             _ = try r.resolve(Hook.self)
             return Root(shared)

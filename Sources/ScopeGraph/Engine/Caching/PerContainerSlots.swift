@@ -1,38 +1,58 @@
 /// A container's `perContainer` slots, by the serial of their registration (`Container.State`).
 ///
-/// A request scope usually holds one or a few, so they are kept in one array and searched
-/// linearly; past `indexThreshold` a dictionary indexes them, so that a container holding
-/// many stays fast. A dictionary for every container cost a request scope (benchmark K) about
-/// 1,100 instructions: its allocation, hashing and growth.
+/// A request scope usually holds one or a few. The first is kept inline, so a scope that
+/// builds one handler allocates nothing here; the others go to an array searched linearly,
+/// and past `indexThreshold` a dictionary indexes them, so that a container holding many stays
+/// fast. A dictionary for every container cost a request scope (benchmark K) about 1,100
+/// instructions: its allocation, hashing and growth.
 struct PerContainerSlots {
-    private var items: [(serial: UInt64, slot: AnySlot)] = []
+    /// The oldest slot; `nil` only when there is none (`rest` is then empty too).
+    private var first: (serial: UInt64, slot: AnySlot)?
+    /// The others, in the order they were added.
+    private var rest: [(serial: UInt64, slot: AnySlot)] = []
+    /// Positions in `rest`, once it is longer than `indexThreshold`.
     private var index: [UInt64: Int] = [:]
     static var indexThreshold: Int { 16 }
 
-    var isEmpty: Bool { items.isEmpty }
-    var count: Int { items.count }
+    var isEmpty: Bool { first == nil }
+    var count: Int { first == nil ? 0 : 1 + rest.count }
 
     /// Every slot, in the order they were added.
-    var values: [AnySlot] { items.map(\.slot) }
+    var values: [AnySlot] {
+        guard let first else { return [] }
+        return [first.slot] + rest.map(\.slot)
+    }
 
     /// The slot of the registration with this serial, if there is one.
     subscript(serial: UInt64) -> AnySlot? {
-        position(of: serial).map { items[$0].slot }
+        if let first, first.serial == serial { return first.slot }
+        return position(of: serial).map { rest[$0].slot }
     }
 
     /// Adds the slot of a registration that has none here yet.
     mutating func add(_ slot: AnySlot, for serial: UInt64) {
-        assert(position(of: serial) == nil, "ScopeGraph: a second perContainer slot for one registration")
-        items.append((serial, slot))
-        if items.count > Self.indexThreshold {
-            if index.isEmpty { reindex() } else { index[serial] = items.count - 1 }
+        assert(self[serial] == nil, "ScopeGraph: a second perContainer slot for one registration")
+        guard first != nil else {
+            first = (serial, slot)
+            return
+        }
+        rest.append((serial, slot))
+        if rest.count > Self.indexThreshold {
+            if index.isEmpty { reindex() } else { index[serial] = rest.count - 1 }
         }
     }
 
     /// Removes the slot of the registration with this serial and returns it, if there is one.
     mutating func remove(serial: UInt64) -> AnySlot? {
-        guard let position = position(of: serial) else { return nil }
-        let slot = items.remove(at: position).slot
+        let slot: AnySlot
+        if let first, first.serial == serial {
+            slot = first.slot
+            // The next oldest takes its place, so the order stays the order of addition.
+            self.first = rest.isEmpty ? nil : rest.removeFirst()
+        } else {
+            guard let position = position(of: serial) else { return nil }
+            slot = rest.remove(at: position).slot
+        }
         if !index.isEmpty { reindex() }
         return slot
     }
@@ -45,12 +65,12 @@ struct PerContainerSlots {
 
     private func position(of serial: UInt64) -> Int? {
         if !index.isEmpty { return index[serial] }
-        return items.firstIndex { $0.serial == serial }
+        return rest.firstIndex { $0.serial == serial }
     }
 
     private mutating func reindex() {
         index.removeAll(keepingCapacity: true)
-        guard items.count > Self.indexThreshold else { return }
-        for (offset, item) in items.enumerated() { index[item.serial] = offset }
+        guard rest.count > Self.indexThreshold else { return }
+        for (offset, item) in rest.enumerated() { index[item.serial] = offset }
     }
 }

@@ -26,15 +26,22 @@ final class ShutdownLog: Sendable {
     private let state = Locked(State())
 
     /// Records a newly published instance; false (and nothing recorded) once the log is
-    /// closed, so that its publication must not happen.
-    func record(_ record: Record) -> Bool {
+    /// closed, or when `isShutDown()` says the owner's shutdown (or an ancestor's) has begun,
+    /// so that its publication must not happen. `publish` runs in the same critical section,
+    /// after recording: an uncontended build publishes its instance there, so that the
+    /// shutdown that closes the log finds it either published (and closes it) or not at all
+    /// (and the build fails).
+    func record(_ record: Record, unless isShutDown: () -> Bool = { false }, publishing publish: () -> Void = {})
+        -> Bool
+    {
         state.withLock { state in
-            guard !state.isClosed else { return false }
+            guard !state.isClosed, !isShutDown() else { return false }
             // Released instances leave records behind: dropped as the log grows.
             if state.records.count >= 64, state.records.count.isMultiple(of: 64) {
                 state.records.removeAll { $0.box == nil }
             }
             state.records.append(record)
+            publish()
             return true
         }
     }

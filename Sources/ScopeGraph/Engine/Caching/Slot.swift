@@ -7,7 +7,8 @@ import Synchronization
 /// atomically, so reading a cached instance takes no lock; a replaced box is released only
 /// after `Reclamation.synchronize()`, once no reader can still be using it. The build state
 /// (`SlotBuildState`: who builds, what was built and awaits publication) is guarded by
-/// `BuildCoordinator.shared`'s lock.
+/// `BuildCoordinator.shared`'s lock, unless one resolve builds the slot alone (`claim`,
+/// `UncontendedBuild.swift`).
 @usableFromInline
 class AnySlot: @unchecked Sendable {
     // @unchecked: `build` is only touched with the coordinator's lock held; `box` is atomic
@@ -18,9 +19,12 @@ class AnySlot: @unchecked Sendable {
     /// Guarded by the coordinator's lock, as `build` is.
     @exclusivity(unchecked) var readers: [BuildCoordinator.SlotReader] = []
     /// When the published instance's factory returned (`SlotBuildState.Built.sequence`), for
-    /// recording it for shutdown later (`AnyEntry.recordCachedInstances`). Guarded by the
-    /// coordinator's lock, as `build` is.
-    @exclusivity(unchecked) var publishedSequence = 0
+    /// recording it for shutdown later (`AnyEntry.recordCachedInstances`). Stored before the
+    /// box is published, so a reader that loaded the box sees its sequence.
+    let publishedSequence = Atomic<Int>(0)
+    /// Who governs the build: nobody, the coordinator (`build`), or one resolve building it
+    /// alone without the coordinator (`UncontendedBuild.swift`).
+    let claim = Atomic<Int>(0)
     /// While the slot is being built: the index, in its builder's stack, of the frame that
     /// builds it (`ResolutionContext.isBuildingOnBranchPath`). Guarded by the coordinator's
     /// lock, as `build` is.
@@ -65,8 +69,9 @@ class AnySlot: @unchecked Sendable {
     /// is gone.
     func instance(in box: AnyObject) -> Any? { preconditionFailure("AnySlot is abstract: use Slot<T>") }
 
-    /// Publishes `box` for other resolves. Call with the coordinator lock held; what it
-    /// replaces goes to `releases`, for release after unlocking (a deinit may resolve).
+    /// Publishes `box` for other resolves. Call as the slot's builder (managed, with the
+    /// coordinator's lock held, or uncontended); what it replaces goes to `releases`, for
+    /// release after unlocking (a deinit may resolve).
     final func publish(_ box: AnyObject, into releases: inout DeferredReleases) {
         if let old = swap(in: Int(bitPattern: Unmanaged.passRetained(box).toOpaque())) { releases.append(old) }
         // Removed meanwhile: `retire` sets the flag before clearing, so either it clears this

@@ -22,7 +22,7 @@ extension BuildCoordinator {
     /// that the slot's container is not shut down.
     func publish(_ built: SlotBuildState.Built, in slot: AnySlot, into releases: inout DeferredReleases) -> AnyObject? {
         slot.publish(built.box, into: &releases)
-        slot.publishedSequence = built.sequence
+        slot.publishedSequence.store(built.sequence, ordering: .relaxed)
         if built.entry.hasShutdownHooks, let owner = slot.logOwner(keepingIn: &releases) {
             let record = ShutdownLog.Record(entry: built.entry, sequence: built.sequence, box: built.box, slot: slot)
             // A closed log (shutdown began) is ruled out by the caller, under this lock.

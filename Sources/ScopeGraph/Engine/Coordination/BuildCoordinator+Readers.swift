@@ -39,6 +39,7 @@ extension BuildCoordinator {
             await withCheckedContinuation { (continuation: CheckedContinuation<ReaderWake, Never>) in
                 let immediate: ReaderWake? = withLock { _ in
                     if waiter.isCancelled { return .cancelled }
+                    manage(slot)
                     guard slot.build.builder != nil else { return .notBuilding }
                     slot.readers.append(SlotReader(waiter: waiter, continuation: continuation))
                     return nil
@@ -56,7 +57,10 @@ extension BuildCoordinator {
 
     /// Whether a resolve is building `slot` now (a reader would wait for it).
     func isBuilding(_ slot: AnySlot) -> Bool {
-        withLock { _ in slot.build.builder != nil }
+        withLock { _ in
+            manage(slot)
+            return slot.build.builder != nil
+        }
     }
 
     /// Wakes the readers of `slot` once its build has ended: its state is no longer

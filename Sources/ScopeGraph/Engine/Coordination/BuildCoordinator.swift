@@ -70,6 +70,8 @@ final class BuildCoordinator: @unchecked Sendable {
         into releases: inout DeferredReleases
     ) -> SlotDecision {
         if let error = context.group.error { return .fail(error) }
+        // From here on, `slot.build` says who builds it (an uncontended builder is recorded).
+        manage(slot)
         // First what the build this resolve waited for left for it (a requester takes what its
         // handed-off build delivered, so that the slot no longer holds it).
         if let waitedOn {
@@ -172,10 +174,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 // The slot stays this resolve's: its failure (or, if a factory handles the
                 // error, its finish) releases it, leaving the error for its waiters.
                 built.discard(into: &releases)
-                throw ResolutionError(
-                    kind: .containerShutDown, key: built.entry.key.serviceKey,
-                    path: (context.pathKeys + [built.entry.key]).map(\.serviceKey),
-                    suggestions: [Container.shutDownRemedy(name)])
+                throw context.publicationShutDownError(built.entry, container: name)
             }
             if let index = context.ownedSlots.lastIndex(where: { $0 === slot }) {
                 releases.append(context.ownedSlots.remove(at: index))
@@ -240,6 +239,9 @@ final class BuildCoordinator: @unchecked Sendable {
     /// resolve).
     func withLock<R>(_ body: (inout DeferredReleases) throws -> R) rethrows -> R {
         var releases = DeferredReleases()
+        #if DEBUG
+        LockChecks.coordinatorLocksTakenByThisThread += 1
+        #endif
         lock.lock()
         defer {
             unlockResuming()

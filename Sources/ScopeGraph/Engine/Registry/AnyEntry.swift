@@ -100,7 +100,10 @@ package class AnyEntry: @unchecked Sendable {
     func addShutdownHook(_ hook: @escaping @Sendable (Any) async throws -> Void) {
         let isFirst = extras.withLock { extras in
             extras.shutdownHooks.append(hook)
-            hookCount.store(extras.shutdownHooks.count, ordering: .releasing)
+            // Sequentially consistent: an uncontended publication stores its box, then loads
+            // this (`hasShutdownHooksNow`); `recordCachedInstances` stores this, then loads the
+            // box: one of them sees the other.
+            hookCount.store(extras.shutdownHooks.count, ordering: .sequentiallyConsistent)
             return extras.shutdownHooks.count == 1
         }
         if isFirst { recordCachedInstances() }
@@ -108,6 +111,9 @@ package class AnyEntry: @unchecked Sendable {
 
     /// True once an `onShutdown` hook was added; no lock.
     var hasShutdownHooks: Bool { hookCount.load(ordering: .acquiring) != 0 }
+
+    /// `hasShutdownHooks`, loaded after an uncontended publication (see `addShutdownHook`).
+    var hasShutdownHooksNow: Bool { hookCount.load(ordering: .sequentiallyConsistent) != 0 }
 
     /// The `onShutdown` hooks, in the order added.
     var shutdownHooks: [@Sendable (Any) async throws -> Void] {

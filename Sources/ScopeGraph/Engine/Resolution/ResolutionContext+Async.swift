@@ -65,6 +65,8 @@ extension ResolutionContext {
                 failTopLevel(error)
                 throw error
             }
+            // Released unbound: an instance's deinit that resolves starts a resolve of its own.
+            pending.removeAll()
             guard usedCoordinator else { return result }
         }
         try await BuildCoordinator.shared.finishAsync(self)

@@ -74,7 +74,9 @@ extension ResolutionContext {
     }
 
     /// Runs the `onResolved` blocks of new instances, oldest first, including those of
-    /// instances that blocks themselves create.
+    /// instances that blocks themselves create. They stay in `pending`: the caller drops them
+    /// once the resolve is unbound from the thread (an instance may go with its blocks, and a
+    /// deinit that resolves must not join this resolve).
     func runPendingBlocks() throws {
         var index = 0
         while index < pending.count {
@@ -82,7 +84,6 @@ extension ResolutionContext {
             index += 1
             try run(item)
         }
-        pending.removeAll()
     }
 
     /// Hands over the queued blocks (to the thread running a group's blocks).

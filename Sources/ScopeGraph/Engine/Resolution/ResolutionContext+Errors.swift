@@ -27,6 +27,14 @@ extension ResolutionContext {
         error(.containerShutDown, key, suggestions: [Container.shutDownRemedy(container)])
     }
 
+    /// The error of a build whose instance was not published because the shutdown of its
+    /// container (`container`) began meanwhile; call once its frame is popped.
+    func publicationShutDownError(_ entry: AnyEntry, container: String) -> ResolutionError {
+        ResolutionError(
+            kind: .containerShutDown, key: entry.key.serviceKey, path: (pathKeys + [entry.key]).map(\.serviceKey),
+            suggestions: [Container.shutDownRemedy(container)])
+    }
+
     func ownerGoneError(_ entry: AnyEntry, _ request: Request) -> ResolutionError {
         error(
             .notRegistered, request.key,

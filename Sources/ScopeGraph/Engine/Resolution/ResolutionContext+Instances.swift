@@ -59,6 +59,9 @@ extension ResolutionContext {
     private func newCachedInstance<T>(of entry: Entry<T>, for request: Request, in slot: Slot<T>, owner root: Container)
         throws -> T
     {
+        if mayBuildUncontended, slot.claimUncontended(by: self) {
+            return try buildUncontended(entry, for: request, in: slot, owner: root)
+        }
         // Checked: what a slot of `T` holds is a `T`.
         if let value = try BuildCoordinator.shared.acquire(slot, for: self, key: request.key) { return value as! T }
         let value: T

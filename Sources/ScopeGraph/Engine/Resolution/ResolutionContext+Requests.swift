@@ -42,15 +42,26 @@ extension ResolutionContext {
                 failTopLevel(error)
                 throw error
             }
+            // The blocks that ran stay in `pending` until the resolve is unbound
+            // (`clearFinishedWork`): their instances may go with them, and a deinit that
+            // resolves must start a resolve of its own, not join this finished one.
             // Blocks that built cached instances took part in coordination after all.
             guard usedCoordinator else { return }
+            unbindForFinish()
+            // They ran: not the group's to run again.
+            pending.removeAll()
+        } else {
+            unbindForFinish()
         }
-        // Unbound first: publishing releases what the cache replaced, and a deinit that
-        // resolves must start a resolve of its own, not join this finishing one (its blocks run
-        // bound to their own context, `BuildCoordinator.runBlocks`).
+        try BuildCoordinator.shared.finish(self)
+    }
+
+    /// Unbinds this context before its finish: publishing releases what the cache replaced,
+    /// and a deinit that resolves must start a resolve of its own, not join this finishing one
+    /// (its blocks run bound to their own context, `BuildCoordinator.runBlocks`).
+    private func unbindForFinish() {
         let thread = ThreadState.current
         if thread.isBound(self) { thread.context = nil }
-        try BuildCoordinator.shared.finish(self)
     }
 
     /// Ends a failed top-level resolve: releases what it was building.

@@ -93,6 +93,9 @@ final class ResolutionContext: @unchecked Sendable {
     /// For the debug check of the thread's unretained binding (`ThreadState.boundContext`).
     let liveness = DebugLiveness()
     deinit { liveness.end() }
+    /// How many slots this resolve has claimed to build uncontended and not given back, for
+    /// the debug check of `BuildCoordinator.manage`.
+    let uncontendedBuilds = Atomic<Int>(0)
     #endif
 
     // Guarded by the coordinator's lock.

@@ -49,19 +49,20 @@ enum LockChecks {
     }
 
     #if DEBUG
-    /// A thread-local count, stored as the bits of the key's value (no allocation).
-    private static let countKey: pthread_key_t = {
-        var key = pthread_key_t()
-        checkPthread(pthread_key_create(&key, nil), "pthread_key_create")
-        return key
-    }()
+    private static let held = ThreadLocalCount()
+    private static let coordinatorLocks = ThreadLocalCount()
 
     /// How many engine locks the current thread holds.
     static var heldByThisThread: Int {
-        get { Int(bitPattern: pthread_getspecific(countKey)) }
-        set {
-            checkPthread(pthread_setspecific(countKey, UnsafeRawPointer(bitPattern: newValue)), "pthread_setspecific")
-        }
+        get { held.value }
+        set { held.value = newValue }
+    }
+
+    /// How many times the current thread has taken the coordinator's lock
+    /// (`BuildCoordinator.withLock`): tests check that uncontended work never does.
+    static var coordinatorLocksTakenByThisThread: Int {
+        get { coordinatorLocks.value }
+        set { coordinatorLocks.value = newValue }
     }
     #endif
 }
@@ -72,3 +73,24 @@ enum LockChecks {
 func checkPthread(_ result: Int32, _ call: StaticString) {
     precondition(result == 0, "ScopeGraph: \(call) failed with error \(result)")
 }
+
+#if DEBUG
+/// A count per thread, stored as the bits of a pthread key's value (no allocation).
+struct ThreadLocalCount: Sendable {
+    private let key: pthread_key_t
+
+    init() {
+        var key = pthread_key_t()
+        checkPthread(pthread_key_create(&key, nil), "pthread_key_create")
+        self.key = key
+    }
+
+    /// The current thread's count.
+    var value: Int {
+        get { Int(bitPattern: pthread_getspecific(key)) }
+        nonmutating set {
+            checkPthread(pthread_setspecific(key, UnsafeRawPointer(bitPattern: newValue)), "pthread_setspecific")
+        }
+    }
+}
+#endif
