@@ -5,7 +5,7 @@ import Synchronization
 /// The standard `AtomicLazyReference` does the same, but its `load()` and `storeIfNil(_:)` are
 /// compiled into the standard library rather than inlined, so ThreadSanitizer does not see
 /// their acquire and release: every access to the object published through it is reported as
-/// a race (seen in CI, `UniqueRecordProbeTests`). This one is built on `Atomic`, whose
+/// a race (seen in CI, `UniqueRecordTests`). This one is built on `Atomic`, whose
 /// operations are inlined and so instrumented.
 package struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
     /// Holds one retain of the published instance, from `storeIfNil` until `deinit`; `nil`
