@@ -89,12 +89,13 @@ import XCTest
     @Suite(.overrides(AppContainer.root) { $0.register((any API).self) { _ in FakeAPI() } })
     struct ProfileTests {
         @Test func greets() throws {
-            // sees FakeAPI
+            #expect(try AppContainer.root.resolve(ProfileModel.self).title() == "Hello, Ada")  // FakeAPI()
         }
 
         @Test(.overrides(AppContainer.root) { $0.register((any API).self) { _ in FakeAPI(name: "Bo") } })
         func greetsBo() throws {
-            // sees FakeAPI(name: "Bo"): the test's trait nests inside the suite's
+            // The test's trait nests inside the suite's.
+            #expect(try AppContainer.root.resolve(ProfileModel.self).title() == "Hello, Bo")
         }
     }
 
