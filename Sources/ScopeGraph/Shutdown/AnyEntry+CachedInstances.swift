@@ -17,21 +17,22 @@ extension AnyEntry {
             if let slot = holder.withState({ $0.perContainer[serial] }) { slots.append(slot) }
         }
         guard !slots.isEmpty else { return }
-        // Released after the lock: a box cleared meanwhile may hold the last reference to an
-        // instance whose deinit resolves.
-        let boxes = BuildCoordinator.shared.withLock { releases in
-            slots.compactMap { slot -> AnyObject? in
-                guard let logOwner = slot.logOwner(keepingIn: &releases),
-                    let box = Reclamation.read({ slot.publishedBox() })
-                else {
-                    return nil
-                }
-                logOwner.shutdownLog.recordIfAbsent(
-                    ShutdownLog.Record(
-                        entry: self, sequence: slot.publishedSequence.load(ordering: .relaxed), box: box, slot: slot))
-                return box
-            }
+        BuildCoordinator.shared.withLock { releases in
+            for slot in slots { recordPublishedInstance(of: slot, into: &releases) }
         }
-        withExtendedLifetime((boxes, holders, owner)) {}
+        withExtendedLifetime((holders, owner)) {}
+    }
+
+    /// Records the instance `slot` publishes now, if any, in its container's shutdown log
+    /// (once: the log keeps one record of each). Call with the coordinator's lock held, which
+    /// publication under the lock takes too; the box goes to `releases`: a box cleared
+    /// meanwhile may hold the last reference to an instance whose deinit resolves.
+    func recordPublishedInstance(of slot: AnySlot, into releases: inout DeferredReleases) {
+        guard let logOwner = slot.logOwner(keepingIn: &releases), let box = Reclamation.read({ slot.publishedBox() })
+        else { return }
+        releases.append(box)
+        logOwner.shutdownLog.recordIfAbsent(
+            ShutdownLog.Record(
+                entry: self, sequence: slot.publishedSequence.load(ordering: .relaxed), box: box, slot: slot))
     }
 }

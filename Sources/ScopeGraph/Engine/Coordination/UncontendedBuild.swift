@@ -121,7 +121,9 @@ extension ResolutionContext {
         endUncontendedBuild(slot, failed: false, published: made.object)
         // A first `onShutdown` hook added meanwhile recorded what it found published; this
         // instance may have come after its look (both orders sequentially consistent).
-        if entry.hasShutdownHooksNow { BuildCoordinator.shared.recordLate(slot, of: entry, sequence: sequence) }
+        if entry.hasShutdownHooksNow {
+            BuildCoordinator.shared.withLock { releases in entry.recordPublishedInstance(of: slot, into: &releases) }
+        }
         return value
     }
 
@@ -197,20 +199,6 @@ extension BuildCoordinator {
             }
             wakeReaders(of: slot, published: object)
             wakeAll()
-        }
-    }
-
-    /// Records in its container's shutdown log an instance of `entry` published without the
-    /// lock, when the entry's first `onShutdown` hook came meanwhile (`recordCachedInstances`
-    /// may have looked before it was published).
-    func recordLate(_ slot: AnySlot, of entry: AnyEntry, sequence: Int) {
-        withLock { releases in
-            guard let logOwner = slot.logOwner(keepingIn: &releases),
-                let box = Reclamation.read({ slot.publishedBox() })
-            else { return }
-            releases.append(box)
-            logOwner.shutdownLog.recordIfAbsent(
-                ShutdownLog.Record(entry: entry, sequence: sequence, box: box, slot: slot))
         }
     }
 }
