@@ -115,10 +115,10 @@ extension Container: ShutdownLogOwner {
     static func runHooks(of records: [ShutdownLog.Record], in container: String) async -> [ShutdownError.Failure] {
         var failures: [ShutdownError.Failure] = []
         for record in records {
-            guard let instance = record.liveInstance else { continue }
+            guard let box = record.liveBox else { continue }
             for hook in record.entry.shutdownHooks {
                 do {
-                    try await hook(instance)
+                    try await hook(box)
                 } catch {
                     failures.append(
                         ShutdownError.Failure(key: record.entry.key.serviceKey, container: container, error: error))

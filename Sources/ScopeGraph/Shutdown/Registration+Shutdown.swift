@@ -19,9 +19,19 @@ extension Registration {
     /// - Returns: This registration, for chaining.
     @discardableResult
     public func onShutdown(_ body: @escaping @Sendable (T) async throws -> Void) -> Registration<T> {
-        entry.addShutdownHook { instance in
-            // Checked: hooks are only ever called with an instance this entry's factory made.
-            try await body(instance as! T)
+        entry.addShutdownHook { box in
+            // The hook takes the box its slot published and reads the instance out of it as
+            // the slot does (`Slot.readPublished`): no `Any` in between, whose cast back to `T`
+            // (a conformance lookup for a protocol type) cost more than the rest of the hook.
+            if let weak = box as? WeakBox {
+                guard let object = weak.object else { return }
+                // Checked: a weak slot only publishes instances of `T` (`Slot.makeBox`).
+                try await body(object as! T)
+                return
+            }
+            // Invariant: a strong slot of this entry publishes `StrongBox<T>`s only.
+            assert(box is StrongBox<T>, "ScopeGraph: a slot of \(T.self) holds a \(type(of: box))")
+            try await body(unsafeDowncast(box, to: StrongBox<T>.self).value)
         }
         return self
     }

@@ -87,12 +87,13 @@ protocol ShutdownLogOwner: AnyObject, Sendable {
 }
 
 extension ShutdownLog.Record {
-    /// The instance, when it is still the one its slot publishes.
-    var liveInstance: Any? {
+    /// The box of the instance, when its slot still publishes it (the hooks read the instance
+    /// out of it: `Registration.onShutdown`).
+    var liveBox: AnyObject? {
         // Held strongly from here on: if the slot still publishes it, it is the cached one.
         guard let box else { return nil }
         let address = Int(bitPattern: Unmanaged.passUnretained(box).toOpaque())
         guard slot.box.load(ordering: .sequentiallyConsistent) == address else { return nil }
-        return slot.instance(in: box)
+        return box
     }
 }

@@ -65,10 +65,6 @@ class AnySlot: @unchecked Sendable {
     /// The published instance, erased.
     func publishedAny() -> Any? { preconditionFailure("AnySlot is abstract: use Slot<T>") }
 
-    /// The instance in `box`, one of this slot's boxes; `nil` for a weak one whose instance
-    /// is gone.
-    func instance(in box: AnyObject) -> Any? { preconditionFailure("AnySlot is abstract: use Slot<T>") }
-
     /// Publishes `box` for other resolves. Call as the slot's builder (managed, with the
     /// coordinator's lock held, or uncontended); what it replaces goes to `releases`, for
     /// release after unlocking (a deinit may resolve).
@@ -157,8 +153,6 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
 
     /// The published instance, as `Any` (`withPublished`).
     override func publishedAny() -> Any? { withPublished({ $0 }, orElse: { nil }) }
-
-    override func instance(in box: AnyObject) -> Any? { value(in: box, { $0 }, orElse: { nil }) }
 
     /// The instance in `box`, one this slot published, handed to `found`; `orElse()`'s result
     /// when a weak slot's instance is gone.

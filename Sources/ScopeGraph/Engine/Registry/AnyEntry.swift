@@ -31,7 +31,7 @@ package class AnyEntry: @unchecked Sendable {
     private struct Extras {
         var forwardKeys: [Key] = []
         var blocks: [@Sendable (Resolver, Any) throws -> Void] = []
-        var shutdownHooks: [@Sendable (Any) async throws -> Void] = []
+        var shutdownHooks: [ShutdownHook] = []
         /// The containers holding a `perContainer` instance of this registration, told to drop
         /// it when the registration is retired.
         var perContainerHolders: [WeakContainer] = []
@@ -92,12 +92,16 @@ package class AnyEntry: @unchecked Sendable {
         }
     }
 
+    /// An `onShutdown` hook, given the box that published the instance (`StrongBox<T>` or
+    /// `WeakBox`), which it reads as its slot does.
+    typealias ShutdownHook = @Sendable (AnyObject) async throws -> Void
+
     /// How many `onShutdown` hooks there are, readable without the lock.
     private let hookCount = Atomic<Int>(0)
 
     /// Adds a hook; the first one also records the instances already cached for shutdown
     /// (published before, they had nothing to close and were not recorded).
-    func addShutdownHook(_ hook: @escaping @Sendable (Any) async throws -> Void) {
+    func addShutdownHook(_ hook: @escaping ShutdownHook) {
         let isFirst = extras.withLock { extras in
             extras.shutdownHooks.append(hook)
             // Sequentially consistent: an uncontended publication stores its box, then loads
@@ -116,7 +120,7 @@ package class AnyEntry: @unchecked Sendable {
     var hasShutdownHooksNow: Bool { hookCount.load(ordering: .sequentiallyConsistent) != 0 }
 
     /// The `onShutdown` hooks, in the order added.
-    var shutdownHooks: [@Sendable (Any) async throws -> Void] {
+    var shutdownHooks: [ShutdownHook] {
         hasShutdownHooks ? extras.withLock { $0.shutdownHooks } : []
     }
 
