@@ -12,7 +12,7 @@ import Darwin
 /// synchronous resolve running on the thread (so that a `container.resolve` made directly
 /// inside a factory joins it).
 final class ThreadState: @unchecked Sendable {
-    // @unchecked: `announced` is atomic; `context` and `spare` are only touched by the thread
+    // @unchecked: `announced` is atomic; `context`, `spare` and the pending construction are only touched by the thread
     // the state belongs to. Their exclusivity is unchecked for the same reason as the
     // context's fields: one thread, no overlapping accesses, and the dynamic checks would cost
     // on every resolve. ThreadSanitizer checks the confinement in CI.
@@ -56,6 +56,16 @@ final class ThreadState: @unchecked Sendable {
     }
     /// A finished context that no other thread can reach, kept for the next top-level resolve.
     @exclusivity(unchecked) var spare: ResolutionContext?
+    /// The top-level fast-path construction running on this thread without a resolve yet
+    /// (`FastConstruction`, `PendingTop.swift`): its entry, where it started (unretained: the
+    /// caller of `resolve` holds it; checked in debug builds), and the resolve a request
+    /// inside its factory made for it.
+    @exclusivity(unchecked) var pendingEntry: AnyEntry?
+    @exclusivity(unchecked) var pendingStart: Unmanaged<Container>?
+    @exclusivity(unchecked) var pendingContext: ResolutionContext?
+    #if DEBUG
+    @exclusivity(unchecked) var pendingStartIdentity: UInt64 = 0
+    #endif
 
     /// The current thread's state, made on first use and freed when the thread exits.
     static var current: ThreadState { currentUnmanaged.takeUnretainedValue() }
@@ -78,7 +88,7 @@ final class ThreadState: @unchecked Sendable {
 
     fileprivate static func threadExited(_ raw: UnsafeMutableRawPointer) {
         let state = Unmanaged<ThreadState>.fromOpaque(raw).takeRetainedValue()
-        assert(state.context == nil, "ScopeGraph: a thread exited inside a resolve")
+        assert(state.context == nil && state.pendingEntry == nil, "ScopeGraph: a thread exited inside a resolve")
         Reclamation.unregister(state)
     }
 }

@@ -138,7 +138,7 @@ final class ResolutionContext: @unchecked Sendable {
     }
 
     /// The current thread's resolve, if one is running.
-    static var current: ResolutionContext? { ThreadState.current.context }
+    static var current: ResolutionContext? { ThreadState.current.resolveInProgress() }
 
     /// Records where a top-level request started.
     func noteTopLevelStart(_ start: Container) {
