@@ -12,21 +12,24 @@ extension ThreadState {
         return materializePendingTop()
     }
 
-    /// Records a top-level construction of `entry` begun without a resolve; `start` must
-    /// outlive it (the caller of `resolve` holds it).
+    /// Records a top-level construction of `entry` begun without a resolve; `entry` and
+    /// `start` must outlive it (the construction holds its entry, the caller of `resolve` the
+    /// container).
     func beginPendingTop(_ entry: AnyEntry, from start: Container) {
         assert(pendingEntry == nil && context == nil, "ScopeGraph: a pending construction inside a resolve")
-        pendingEntry = entry
+        pendingEntry = .passUnretained(entry)
         pendingStart = .passUnretained(start)
         #if DEBUG
-        pendingStartIdentity = start.liveness.current
+        pendingIdentities = (entry.liveness.current, start.liveness.current)
         #endif
     }
 
     /// Ends the top-level construction of `entry`; returns the resolve a request inside its
     /// factory made for it, if one did (still bound to this thread, for the caller to end).
     func endPendingTop(_ entry: AnyEntry) -> ResolutionContext? {
-        assert(pendingEntry === entry, "ScopeGraph: a construction ended another's pending state")
+        assert(
+            pendingEntry?.toOpaque() == Unmanaged.passUnretained(entry).toOpaque(),
+            "ScopeGraph: a construction ended another's pending state")
         pendingEntry = nil
         pendingStart = nil
         return pendingContext.take()
@@ -41,15 +44,18 @@ extension ThreadState {
             preconditionFailure("ScopeGraph: no pending construction to make a resolve for")
         }
         #if DEBUG
-        // Read without a retain: the object may be gone.
+        // Read without a retain: the objects may be gone.
         assert(
-            start._withUnsafeGuaranteedRef { $0.liveness.current } == pendingStartIdentity,
-            "ScopeGraph: a pending construction outlived the container it started from")
+            entry._withUnsafeGuaranteedRef { $0.liveness.current } == pendingIdentities.entry
+                && start._withUnsafeGuaranteedRef { $0.liveness.current } == pendingIdentities.start,
+            "ScopeGraph: a pending construction outlived its registration or the container it started from")
         #endif
         let made = ResolutionContext.takeSpare(of: self) ?? ResolutionContext()
         pendingContext = made
         context = made
-        start._withUnsafeGuaranteedRef { made.beginAsTopLevel(of: entry, from: $0) }
+        entry._withUnsafeGuaranteedRef { entry in
+            start._withUnsafeGuaranteedRef { made.beginAsTopLevel(of: entry, from: $0) }
+        }
         return made
     }
 }

@@ -57,14 +57,15 @@ final class ThreadState: @unchecked Sendable {
     /// A finished context that no other thread can reach, kept for the next top-level resolve.
     @exclusivity(unchecked) var spare: ResolutionContext?
     /// The top-level fast-path construction running on this thread without a resolve yet
-    /// (`FastConstruction`, `PendingTop.swift`): its entry, where it started (unretained: the
-    /// caller of `resolve` holds it; checked in debug builds), and the resolve a request
-    /// inside its factory made for it.
-    @exclusivity(unchecked) var pendingEntry: AnyEntry?
+    /// (`FastConstruction`, `PendingTop.swift`): its entry and where it started, both
+    /// unretained (the construction holds its entry, the caller of `resolve` its container,
+    /// until the construction ends; checked in debug builds), and the resolve a request inside
+    /// its factory made for it.
+    @exclusivity(unchecked) var pendingEntry: Unmanaged<AnyEntry>?
     @exclusivity(unchecked) var pendingStart: Unmanaged<Container>?
     @exclusivity(unchecked) var pendingContext: ResolutionContext?
     #if DEBUG
-    @exclusivity(unchecked) var pendingStartIdentity: UInt64 = 0
+    @exclusivity(unchecked) var pendingIdentities: (entry: UInt64, start: UInt64) = (0, 0)
     #endif
 
     /// The current thread's state, made on first use and freed when the thread exits.

@@ -55,6 +55,13 @@ package class AnyEntry: @unchecked Sendable {
         return lazyExtras.storeIfNil(ExtrasBox())
     }
 
+    #if DEBUG
+    /// For the debug check of unretained references to a registration
+    /// (`ThreadState.pendingEntry`).
+    let liveness = DebugLiveness()
+    deinit { liveness.end() }
+    #endif
+
     init(key: Key, lifetime: Lifetime, owner: Container, retirement: Retirement, kind: FactoryKind) {
         self.key = key
         self.kind = kind
