@@ -10,10 +10,9 @@ import Testing
 /// hold for what the factory asks: cycles through the top construction, errors with its path,
 /// `graph` sharing, blocks before the top-level resolve returns; a resolver used elsewhere
 /// starts its own resolve. Each test makes its top-level request as `Container.resolve` does
-/// when the probe hands it to the fast path (`FastConstruction.construct`), because the probe
-/// declines while an override scope may be active anywhere in the process, which another
-/// suite's test may keep so for seconds; the requests inside the factories take whichever path
-/// the probe allows.
+/// when the probe hands it to the fast path (`FastConstruction.construct`), so that it takes
+/// the fast path whatever the memo holds and with the debug switch off too; the requests inside
+/// the factories take whichever path the probe allows.
 @Suite struct PendingTopTests {
     final class Top: Sendable {}
     final class Leaf: Sendable {}
@@ -57,6 +56,33 @@ import Testing
         #expect(
             seen.current == [Seen(bound: false, pending: true), Seen(bound: true, pending: true)],
             "pending before the first request inside the factory, a bound resolve after it")
+        Self.expectIdleThread()
+    }
+
+    /// The probe declines only for a scope of the requesting task: while another thread holds
+    /// a scope open (a trace), this thread's requests still take the fast path.
+    @Test(.enabled(if: FastConstruction.isEnabled, "the fast path is off"))
+    func aScopeOnAnotherThreadLeavesThisThreadsRequestsOnTheFastPath() throws {
+        let container = Container(name: "app")
+        let seen = Guarded<Seen?>(nil)
+        container.register(Top.self, lifetime: .unique) { _ in
+            seen.withLock { $0 = .now }
+            return Top()
+        }
+        for _ in 0..<3 { _ = try container.resolve(Top.self) }  // memoizes the lookup
+        let (entered, leave) = (Rendezvous(), Rendezvous())
+        let tracing = StartedThread {
+            Container.withTrace({ _ in }) {
+                _ = entered.arriveFirst()
+                _ = leave.arriveFirst()
+            }
+        }
+        try #require(entered.arriveSecond(timeout: 10 * watchdogScale), "the trace did not begin")
+        #expect(ScopeActivity.mayBeActive)
+        _ = try container.resolve(Top.self)
+        #expect(seen.current == Seen(bound: false, pending: true), "the request took the general path")
+        #expect(leave.arriveSecond(timeout: 10 * watchdogScale))
+        #expect(tracing.wait(timeout: 10))
         Self.expectIdleThread()
     }
 

@@ -91,11 +91,13 @@ extension Container {
     /// untagged, argument-free key of `type`: the memo record for it in lookups starting here
     /// (the registration, and the slot of a cached one), inside a protected read that the
     /// caller closes with `CachedRead.end()` or `endTakingEntry()`. `nil` (the general path
-    /// runs, with a lookup of its own) when there is no memo record yet, a scope is active, or
-    /// this container is shut down.
+    /// runs, with a lookup of its own) when there is no memo record yet, a scope is active in
+    /// this task, or this container is shut down. A scope of another task changes nothing
+    /// here: a scope applies to the requests of its own task (`ScopeActivity.current`, the
+    /// scope the general path would use, is read only while some scope may be active).
     @usableFromInline
     func beginCachedRead(ofType type: Any.Type) -> CachedRead? {
-        guard !ScopeActivity.mayBeActive, !isShutDown else { return nil }
+        guard ScopeActivity.current == nil, !isShutDown else { return nil }
         // A transparent container's lookups are its parent's, except for its own
         // `perContainer` instances: those are read through the general path. Walked without
         // reference counting (see `parentReference`); measured in Docs/Performance.md.
