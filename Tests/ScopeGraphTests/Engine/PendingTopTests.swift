@@ -184,6 +184,8 @@ import Testing
     @Test func aTopLevelFactorysResolverUsedElsewhereStartsItsOwnResolve() throws {
         let container = Container(name: "app")
         let kept = Guarded<Resolver?>(nil)
+        // The kept resolver holds the container, whose factory holds `kept`: broken at the end.
+        defer { kept.withLock { $0 = nil } }
         let elsewhere = Guarded<Shared?>(nil)
         container.register(Shared.self, lifetime: .graph) { _ in Shared() }
         container.register(Top.self, lifetime: .unique) { r in
