@@ -147,10 +147,7 @@ import Testing
         let container = Container(name: "app")
         let child = container.makeChild(name: "child")
         let realBuilds = Counter()
-        container.register(Widget.self, lifetime: .eagerSingleton) { _ in
-            realBuilds.increment()
-            return Widget("real")
-        }
+        container.register(Widget.self, lifetime: .eagerSingleton, counting: realBuilds) { Widget("real") }
         let fakeBuilds = Counter()
         try container.withOverrides {
             $0.register(Widget.self, lifetime: .eagerSingleton) { _ in
@@ -173,10 +170,7 @@ import Testing
     @Test func bootstrapInsideAScopeBuildsEagerSingletonsInTheScopeOnly() throws {
         let container = Container(name: "app")
         let builds = Counter()
-        container.register(Widget.self, lifetime: .eagerSingleton) { _ in
-            builds.increment()
-            return Widget("eager")
-        }
+        container.register(Widget.self, lifetime: .eagerSingleton, counting: builds) { Widget("eager") }
         let scoped = try container.withOverrides { _ in
         } operation: {
             try container.bootstrap()

@@ -144,10 +144,7 @@ import Testing
         let cacheRuns = Counter()
         let childDone = AsyncLatch()
         let gate = AsyncLatch()
-        container.register(Pool.self, lifetime: .singleton) { _ in
-            poolRuns.increment()
-            return Pool()
-        }
+        container.register(Pool.self, lifetime: .singleton, counting: poolRuns) { Pool() }
         container.register(Front.self, lifetime: .singleton) { r in
             cacheRuns.increment()
             async let pool: Pool = r.resolveAsync()

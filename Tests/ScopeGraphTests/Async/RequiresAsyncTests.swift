@@ -246,10 +246,9 @@ import Testing
         let runs = Counter()
         let linkedRuns = Counter()
         Self.registerAsyncB(in: container, lifetime: .singleton, runs: runs)
-        container.register(Linked.self, lifetime: .singleton) { _ in
-            linkedRuns.increment()
-            return Linked()
-        }.onResolved { r, linked in linked.b = try r.resolve(B.self) }
+        container.register(Linked.self, lifetime: .singleton, counting: linkedRuns) { Linked() }.onResolved {
+            r, linked in linked.b = try r.resolve(B.self)
+        }
         let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (Result<Linked, any Error>, Bool) in
             let failed = await Result { try await container.resolveAsync(Linked.self) }
             let b = try await container.resolveAsync(B.self)

@@ -155,8 +155,7 @@ private func registerSession(
 
         let current = try app.resolveProbe("session")
         try await app.shutdown()
-        #expect(recorder.labels == ["session"])
-        #expect(recorder.count(of: current) == 1)
+        #expect(recorder.recorded(exactly: [current]), "\(recorder.labels)")
     }
 
     @Test func resolvesRacingWithResetsAlwaysGetAnInstanceAndAResetAfterwardsStillWorks() throws {

@@ -10,15 +10,9 @@ import Testing
         try await withAsyncWatchdog {
             let recorder = ShutdownRecorder()
             let root = Container(name: "root")
-            let first = root.register(ShutdownProbe.self, tag: "first", lifetime: .singleton) { _ in
-                ShutdownProbe("first")
-            }
-            let second = root.register(ShutdownProbe.self, tag: "second", lifetime: .singleton) { _ in
-                ShutdownProbe("second")
-            }
-            let handler = root.register(ShutdownProbe.self, tag: "handler", lifetime: .perContainer) { _ in
-                ShutdownProbe("handler")
-            }
+            let first = root.registerShutdownProbe("first", recorder: nil)
+            let second = root.registerShutdownProbe("second", recorder: nil)
+            let handler = root.registerShutdownProbe("handler", lifetime: .perContainer, recorder: nil)
             let child = root.makeChild(name: "child")
             _ = try root.resolveProbe("second")
             _ = try root.resolveProbe("first")
@@ -51,12 +45,8 @@ import Testing
         try await withAsyncWatchdog {
             let recorder = ShutdownRecorder()
             let container = Container(name: "app")
-            let live = container.register(ShutdownProbe.self, tag: "live", lifetime: .weakSingleton) { _ in
-                ShutdownProbe("live")
-            }
-            let dead = container.register(ShutdownProbe.self, tag: "dead", lifetime: .weakSingleton) { _ in
-                ShutdownProbe("dead")
-            }
+            let live = container.registerShutdownProbe("live", lifetime: .weakSingleton, recorder: nil)
+            let dead = container.registerShutdownProbe("dead", lifetime: .weakSingleton, recorder: nil)
             let held = try container.resolveProbe("live")
             _ = try container.resolveProbe("dead")  // not held: it dies here
             live.onShutdown { recorder.record($0) }
@@ -64,8 +54,7 @@ import Testing
 
             try await container.shutdown()
 
-            #expect(recorder.labels == ["live"])
-            #expect(recorder.count(of: held) == 1)
+            #expect(recorder.recorded(exactly: [held]), "\(recorder.labels)")
         }
     }
 

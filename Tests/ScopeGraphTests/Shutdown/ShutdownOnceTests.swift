@@ -43,8 +43,7 @@ import Testing
             try await root.shutdown()
             #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
 
-            #expect(recorder.count == 2)
-            for instance in instances { #expect(recorder.count(of: instance) == 1) }
+            #expect(recorder.recorded(onceEach: instances), "\(recorder.labels)")
         }
     }
 
@@ -67,8 +66,7 @@ import Testing
             #expect(sawFinished.count == 50)
             #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
             #expect(sawFinished.allSatisfy { $0 }, "a caller returned before the shutdown had finished")
-            #expect(recorder.count == 2)
-            for instance in instances { #expect(recorder.count(of: instance) == 1) }
+            #expect(recorder.recorded(onceEach: instances), "\(recorder.labels)")
         }
     }
 
@@ -103,8 +101,7 @@ import Testing
                 try await group.waitForAll()
             }
 
-            #expect(recorder.count == 2)
-            for instance in instances { #expect(recorder.count(of: instance) == 1) }
+            #expect(recorder.recorded(onceEach: instances), "\(recorder.labels)")
         }
     }
 
@@ -117,8 +114,7 @@ import Testing
             #expect(recorder.count == 1 && recorder.count(of: instances[0]) == 1)
             try await root.shutdown()
 
-            #expect(recorder.count == 2)
-            for instance in instances { #expect(recorder.count(of: instance) == 1) }
+            #expect(recorder.recorded(onceEach: instances), "\(recorder.labels)")
         }
     }
 

@@ -10,18 +10,15 @@ import Testing
         try await withAsyncWatchdog {
             let recorder = ShutdownRecorder()
             let root = Container(name: "root")
-            root.registerShutdownProbe("root-early", recorder: recorder)
-            _ = try root.resolveProbe("root-early")
+            try root.cacheShutdownProbe("root-early", recorder: recorder)
             let first = root.makeChild(name: "first")
             let second = root.makeChild(name: "second")
             let third = root.makeChild(name: "third")
             let grandchild = first.makeChild(name: "grandchild")  // made after every child of the root
             for container in [grandchild, third, first, second] {
-                container.registerShutdownProbe(container.name, recorder: recorder)
-                _ = try container.resolveProbe(container.name)
+                try container.cacheShutdownProbe(container.name, recorder: recorder)
             }
-            root.registerShutdownProbe("root-late", recorder: recorder)
-            _ = try root.resolveProbe("root-late")
+            try root.cacheShutdownProbe("root-late", recorder: recorder)
 
             try await root.shutdown()
 
@@ -50,8 +47,7 @@ import Testing
             container.registerShutdownProbe("leaf", recorder: recorder)
             container.registerShutdownProbe("mid", dependencies: ["leaf"], recorder: recorder)
             container.registerShutdownProbe("top", dependencies: ["mid"], recorder: recorder)
-            container.registerShutdownProbe("other", recorder: recorder)
-            _ = try container.resolveProbe("other")
+            try container.cacheShutdownProbe("other", recorder: recorder)
             let top = try container.resolveProbe("top")  // builds leaf, then mid, then top
 
             try await container.shutdown()
@@ -166,9 +162,8 @@ import Testing
             let recorder = ShutdownRecorder()
             let builds = Counter()
             let container = Container(name: "app")
-            container.register(ShutdownProbe.self, lifetime: lifetime) { _ in
-                builds.increment()
-                return ShutdownProbe("\(lifetime)")
+            container.register(ShutdownProbe.self, lifetime: lifetime, counting: builds) {
+                ShutdownProbe("\(lifetime)")
             }
             .onShutdown { recorder.record($0) }
             if lifetime == .eagerSingleton { try container.bootstrap() }

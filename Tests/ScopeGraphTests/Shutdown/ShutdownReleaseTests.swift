@@ -55,8 +55,7 @@ import Testing
 
             try await container.shutdown()
 
-            #expect(recorder.labels == ["kept"])
-            #expect(recorder.count(of: kept) == 1)
+            #expect(recorder.recorded(exactly: [kept]), "\(recorder.labels)")
         }
     }
 
@@ -74,8 +73,7 @@ import Testing
 
             try await container.shutdown()
 
-            #expect(recorder.labels == ["new"])
-            #expect(recorder.count(of: replacement) == 1)
+            #expect(recorder.recorded(exactly: [replacement]), "\(recorder.labels)")
         }
     }
 
@@ -293,15 +291,9 @@ import Testing
             collaborator.collaborate(with: root)
 
             try await root.shutdown()
-            root.register(ShutdownProbe.self, lifetime: .singleton) { _ in
-                builds.increment()
-                return ShutdownProbe("late")
-            }
-            .onShutdown { recorder.record($0) }
-            child.register(ShutdownProbe.self, tag: "child") { _ in
-                builds.increment()
-                return ShutdownProbe("late child")
-            }
+            root.register(ShutdownProbe.self, lifetime: .singleton, counting: builds) { ShutdownProbe("late") }
+                .onShutdown { recorder.record($0) }
+            child.register(ShutdownProbe.self, tag: "child", counting: builds) { ShutdownProbe("late child") }
 
             for container in [root, child, collaborator, root.makeChild(name: "made after")] {
                 #expect(resolutionErrorKind { _ = try container.resolve(ShutdownProbe.self) } == "containerShutDown")

@@ -10,7 +10,7 @@ import Testing
 /// resolves take part in coordination and then checks that the thread's next resolves start
 /// clean: their own `graph` instances, their own paths in errors, no cycle carried over, and
 /// the coordination of the next round unaffected.
-@Suite struct CleanContextAfterCoordinationTests {
+@Suite struct CleanContextAfterCoordinationTests: ServiceFixtures {
     final class Left: @unchecked Sendable {
         var right: Right?
     }
@@ -18,20 +18,10 @@ import Testing
         // Weak: the pair is no reference cycle (the singletons' slots hold both).
         weak var left: Left?
     }
-    final class Shared: Sendable {}
-    final class Holder: Sendable {
-        let first: Shared
-        let second: Shared
-        init(first: Shared, second: Shared) {
-            self.first = first
-            self.second = second
-        }
-    }
     final class Needs: Sendable {}
     final class Missing: Sendable {}
     final class Ping: Sendable {}
     final class Pong: Sendable {}
-    final class Slow: Sendable {}
 
     /// The services each round's threads resolve after their coordinated resolve, in a
     /// container that lives for the whole test (its registrations' serials stay the same, so
@@ -39,13 +29,10 @@ import Testing
     static func lastingContainer() -> Container {
         let lasting = Container(name: "lasting")
         lasting.register(Shared.self, lifetime: .graph) { _ in Shared() }
-        lasting.register(Holder.self, lifetime: .unique) { r in
-            Holder(first: try r.resolve(), second: try r.resolve())
+        lasting.register(Pair.self, lifetime: .unique) { r in
+            Pair(first: try r.resolve(), second: try r.resolve())
         }
-        lasting.register(Needs.self, lifetime: .unique) { r in
-            _ = try r.resolve(Missing.self)
-            return Needs()
-        }
+        lasting.register(Needs.self, lifetime: .unique, needing: Missing.self) { Needs() }
         lasting.register(Pong.self, lifetime: .unique) { _ in Pong() }
         lasting.register(Ping.self, lifetime: .unique) { _ in Ping() }.onResolved { r, _ in
             _ = try r.resolve(Pong.self)
@@ -60,10 +47,10 @@ import Testing
     ) {
         func fail(_ text: String) { failures.withLock { $0.append("round \(round): \(text)") } }
         do {
-            let holder = try lasting.resolve(Holder.self)
-            if holder.first !== holder.second { fail("a graph instance was not shared within its resolve") }
-            if let previous, previous === holder.first { fail("a graph instance of an earlier resolve came back") }
-            previous = holder.first
+            let pair = try lasting.resolve(Pair.self)
+            if pair.first !== pair.second { fail("a graph instance was not shared within its resolve") }
+            if let previous, previous === pair.first { fail("a graph instance of an earlier resolve came back") }
+            previous = pair.first
             _ = try lasting.resolve(Ping.self)
             _ = try lasting.resolve(Ping.self)
         } catch {
@@ -154,9 +141,9 @@ import Testing
                 return Slow()
             }
             // Waiting goes through a factory, so the waiter's path has a key of its own.
-            container.register(Holder.self, lifetime: .unique) { r in
+            container.register(Pair.self, lifetime: .unique) { r in
                 _ = try r.resolve(Slow.self)
-                return Holder(first: Shared(), second: Shared())
+                return Pair(first: Shared(), second: Shared())
             }
             return container
         }
@@ -171,7 +158,7 @@ import Testing
                     return
                 }
                 do {
-                    _ = try containers[round].resolve(Holder.self)
+                    _ = try containers[round].resolve(Pair.self)
                     let slow = try containers[round].resolve(Slow.self)
                     seen.withLock { $0[round].append(ObjectIdentifier(slow)) }
                 } catch {

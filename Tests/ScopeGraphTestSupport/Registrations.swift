@@ -1,0 +1,32 @@
+package import ScopeGraph
+
+// Registrations that many suites write the same way, declared once.
+
+extension Container {
+    /// Registers `T`, whose factory resolves `dependency` (tagged `dependencyTag`) first and then
+    /// returns `make()`: the edge T → dependency of a graph whose instances do not keep what
+    /// they were built from, as the tests of cycles, errors, validation and traces draw them.
+    @discardableResult
+    package func register<T, D>(
+        _ type: T.Type, tag: ServiceTag? = nil, lifetime: Lifetime = .graph,
+        needing dependency: D.Type, tagged dependencyTag: ServiceTag? = nil,
+        _ make: @escaping @Sendable () -> T
+    ) -> Registration<T> {
+        register(type, tag: tag, lifetime: lifetime) { r in
+            _ = try r.resolve(dependency, tag: dependencyTag)
+            return make()
+        }
+    }
+
+    /// Registers `T`, built by `make`, counting the factory's runs in `runs`.
+    @discardableResult
+    package func register<T>(
+        _ type: T.Type, tag: ServiceTag? = nil, lifetime: Lifetime = .graph, counting runs: Counter,
+        _ make: @escaping @Sendable () -> T
+    ) -> Registration<T> {
+        register(type, tag: tag, lifetime: lifetime) { _ in
+            runs.increment()
+            return make()
+        }
+    }
+}
