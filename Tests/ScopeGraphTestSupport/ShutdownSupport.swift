@@ -1,6 +1,6 @@
 internal import Foundation
 package import ScopeGraph
-internal import Testing
+package import Testing
 
 /// An instance with an identity, whose `onShutdown` hooks the shutdown suites record.
 package final class ShutdownProbe: Sendable {
@@ -144,5 +144,16 @@ extension Container {
     /// Resolves the `ShutdownProbe` tagged `label`.
     package func resolveProbe(_ label: String) throws -> ShutdownProbe {
         try resolve(ShutdownProbe.self, tag: ServiceTag(label))
+    }
+}
+
+/// Runs `body` under `withAsyncWatchdog(seconds:)` with a new `ShutdownRecorder` and a new
+/// container named `name`: the frame of most tests of the shutdown suites.
+package func withShutdownRecorder(
+    container name: String, seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable (_ recorder: ShutdownRecorder, _ container: Container) async throws -> Void
+) async throws {
+    _ = try await withAsyncWatchdog(seconds: seconds, sourceLocation: sourceLocation) {
+        try await body(ShutdownRecorder(), Container(name: name))
     }
 }

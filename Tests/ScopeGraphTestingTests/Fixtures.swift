@@ -40,6 +40,22 @@ final class Holder: Sendable {
     }
 }
 
+/// A container "app" whose `String` is "real", for the overrides of a test to replace.
+func appWithARealString() -> Container {
+    let container = Container(name: "app")
+    container.register(String.self) { _ in "real" }
+    return container
+}
+
+/// A container named `name` with a real `API` and a `Profile` singleton that depends on it, as
+/// an app's composition root registers them.
+func containerWithTheRealAPI(named name: String) -> Container {
+    let container = Container(name: name)
+    container.register((any API).self) { _ in RealAPI() }
+    container.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
+    return container
+}
+
 /// A container with a real `API` and a `Profile` singleton that depends on it, with counters
 /// of how often each factory ran.
 struct ProfileFixture {

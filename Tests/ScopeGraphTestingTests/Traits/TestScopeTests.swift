@@ -6,12 +6,7 @@ import Testing
 /// One shared container, as an app's composition root would be: the tests below register
 /// fakes on it in their bodies, in parallel, and must never see each other's.
 private enum App {
-    static let root: Container = {
-        let container = Container(name: "app-root")
-        container.register((any API).self) { _ in RealAPI() }
-        container.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
-        return container
-    }()
+    static let root = containerWithTheRealAPI(named: "app-root")
 }
 
 /// `withTestScope` and the `.container(_:)` trait: plain `register` calls made by a test go into

@@ -104,18 +104,24 @@ private final class GCheckout: Sendable {}
         #expect(graph.dot().contains("label=\"catalog (outside)\";"))
     }
 
+    /// How the DOT of a graph whose first container is "app" begins, up to that container's
+    /// first node.
+    static let dotOfAppBegins = #"""
+        digraph ScopeGraph {
+          rankdir=LR;
+          graph [fontname="Helvetica", fontsize=12];
+          node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];
+          edge [fontname="Helvetica", fontsize=10];
+          subgraph cluster_0 {
+            label="app";
+            style="rounded";
+
+        """#
+
     @Test func dotOfAKnownTree() {
         let tree = shopTree()
         #expect(
-            tree.app.dependencyGraph().dot() == #"""
-                digraph ScopeGraph {
-                  rankdir=LR;
-                  graph [fontname="Helvetica", fontsize=12];
-                  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];
-                  edge [fontname="Helvetica", fontsize=10];
-                  subgraph cluster_0 {
-                    label="app";
-                    style="rounded";
+            tree.app.dependencyGraph().dot() == Self.dotOfAppBegins + #"""
                     n0 [label="GLogger\nsingleton", style="rounded,bold"];
                     n1 [label="GDatabase[tag: \"main\"]\neagerSingleton", style="rounded,bold,filled", fillcolor="lightgrey"];
                     n2 [label="GSession(String)\nunique", style="rounded,dashed", color="orange", penwidth=2];
@@ -142,15 +148,7 @@ private final class GCheckout: Sendable {}
     @Test func dotHighlightsCyclesErrorsAndMissingDependencies() {
         let tree = brokenTree()
         #expect(
-            tree.app.dependencyGraph().dot() == #"""
-                digraph ScopeGraph {
-                  rankdir=LR;
-                  graph [fontname="Helvetica", fontsize=12];
-                  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];
-                  edge [fontname="Helvetica", fontsize=10];
-                  subgraph cluster_0 {
-                    label="app";
-                    style="rounded";
+            tree.app.dependencyGraph().dot() == Self.dotOfAppBegins + #"""
                     n0 [label="GPing\nweakSingleton", style="rounded,dotted", color="red", fontcolor="red", penwidth=2];
                     n1 [label="GPong\ngraph", color="red", fontcolor="red", penwidth=2];
                     n2 [label="GCheckout\ngraph", color="red", fontcolor="red", penwidth=2];

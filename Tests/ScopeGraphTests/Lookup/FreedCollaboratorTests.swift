@@ -57,22 +57,21 @@ import Testing
             made.withLock { $0 = nil }
             let outcome = Result { () throws -> (got: ObjectIdentifier, wanted: String) in
                 let session = Container(name: "session \(round)")
-                if round.isMultiple(of: 2) {
-                    session.register(Session.self, lifetime: .perContainer) { _ in
-                        let instance = Session(round)
+                /// Registers `T` (made by `make`, recorded in `made`) in a new collaborator
+                /// `session` and resolves it from `main`.
+                func resolveThroughANewCollaborator<T: AnyObject & Sendable>(
+                    _ make: @escaping @Sendable (Int) -> T
+                ) throws -> (got: ObjectIdentifier, wanted: String) {
+                    session.register(T.self, lifetime: .perContainer) { _ in
+                        let instance = make(round)
                         made.withLock { $0 = instance }
                         return instance
                     }
                     main.collaborate(with: session)
-                    return (ObjectIdentifier(try main.resolve(Session.self)), "Session")
+                    return (ObjectIdentifier(try main.resolve(T.self)), "\(T.self)")
                 }
-                session.register(Basket.self, lifetime: .perContainer) { _ in
-                    let instance = Basket(round)
-                    made.withLock { $0 = instance }
-                    return instance
-                }
-                main.collaborate(with: session)
-                return (ObjectIdentifier(try main.resolve(Basket.self)), "Basket")
+                return round.isMultiple(of: 2)
+                    ? try resolveThroughANewCollaborator(Session.init) : try resolveThroughANewCollaborator(Basket.init)
             }
             guard case .success(let (got, wanted)) = outcome else {
                 failures.append("round \(round): \(outcome)")

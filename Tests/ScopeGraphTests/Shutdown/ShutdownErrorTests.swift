@@ -108,9 +108,7 @@ import Testing
     }
 
     @Test func aShutdownWhoseHooksAllSucceedDoesNotThrow() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             try container.cacheShutdownProbe("only", recorder: recorder)
 
             try await container.shutdown()

@@ -7,9 +7,7 @@ import Testing
 /// runs the hooks of the instances cached in the container, whenever the hooks were added.
 @Suite struct ShutdownLateHookTests {
     @Test func aHookAddedAfterInstancesWereCachedClosesThemNewestFirst() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
+        try await withShutdownRecorder(container: "root") { recorder, root in
             let first = root.registerShutdownProbe("first", recorder: nil)
             let second = root.registerShutdownProbe("second", recorder: nil)
             let handler = root.registerShutdownProbe("handler", lifetime: .perContainer, recorder: nil)
@@ -26,10 +24,8 @@ import Testing
     }
 
     @Test func anInstanceRecordedBeforeAnotherHookWasAddedIsClosedOnceByEachHook() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "app") { recorder, container in
             let later = ShutdownRecorder()
-            let container = Container(name: "app")
             let registration = container.registerShutdownProbe("pool", recorder: recorder)
             let pool = try container.resolveProbe("pool")
             registration.onShutdown { later.record($0) }
@@ -42,9 +38,7 @@ import Testing
     }
 
     @Test func aHookAddedLaterClosesALiveWeakSingletonButNotOneThatDied() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             let live = container.registerShutdownProbe("live", lifetime: .weakSingleton, recorder: nil)
             let dead = container.registerShutdownProbe("dead", lifetime: .weakSingleton, recorder: nil)
             let held = try container.resolveProbe("live")
@@ -59,9 +53,7 @@ import Testing
     }
 
     @Test func aHookAddedLaterDoesNotCloseAnInstanceReleasedBefore() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             let registration = container.register(ShutdownProbe.self, lifetime: .singleton) { _ in
                 ShutdownProbe("pool")
             }

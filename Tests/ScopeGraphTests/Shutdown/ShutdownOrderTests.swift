@@ -7,9 +7,7 @@ import Testing
 /// instances it was built from; which lifetimes are tracked.
 @Suite struct ShutdownOrderTests {
     @Test func descendantsAreShutDownBeforeTheirParentTheMostRecentlyCreatedChildFirst() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
+        try await withShutdownRecorder(container: "root") { recorder, root in
             try root.cacheShutdownProbe("root-early", recorder: recorder)
             let first = root.makeChild(name: "first")
             let second = root.makeChild(name: "second")
@@ -28,9 +26,7 @@ import Testing
     }
 
     @Test func instancesOfOneContainerAreShutDownInReverseOrderOfCreation() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             for label in ["a", "b", "c", "d"] { container.registerShutdownProbe(label, recorder: recorder) }
             for label in ["b", "d", "a", "c"] { _ = try container.resolveProbe(label) }
 
@@ -41,9 +37,7 @@ import Testing
     }
 
     @Test func anInstanceIsShutDownBeforeTheInstancesItWasBuiltFrom() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             container.registerShutdownProbe("leaf", recorder: recorder)
             container.registerShutdownProbe("mid", dependencies: ["leaf"], recorder: recorder)
             container.registerShutdownProbe("top", dependencies: ["mid"], recorder: recorder)
@@ -58,9 +52,7 @@ import Testing
     }
 
     @Test func aDependencyResolvedEarlierIsShutDownAfterEverythingBuiltFromIt() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             container.registerShutdownProbe("leaf", recorder: recorder)
             container.registerShutdownProbe("independent", recorder: recorder)
             container.registerShutdownProbe("top", dependencies: ["leaf"], recorder: recorder)
@@ -97,10 +89,8 @@ import Testing
     }
 
     @Test func aChildsPerContainerHandlerIsShutDownBeforeTheRootSingletonItUses() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "root") { recorder, root in
             let log = EventLog()
-            let root = Container(name: "root")
             root.register(ShutdownProbe.self, tag: "pool", lifetime: .singleton) { _ in ShutdownProbe("pool") }
                 .onShutdown { pool in
                     log.record("pool")
@@ -158,10 +148,8 @@ import Testing
 
     @Test(arguments: [Lifetime.singleton, .eagerSingleton, .weakSingleton, .perContainer])
     func everyCachedLifetimeGetsItsHooks(_ lifetime: Lifetime) async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "app") { recorder, container in
             let builds = Counter()
-            let container = Container(name: "app")
             container.register(ShutdownProbe.self, lifetime: lifetime, counting: builds) {
                 ShutdownProbe("\(lifetime)")
             }
@@ -179,9 +167,7 @@ import Testing
 
     @Test(arguments: [Lifetime.unique, .graph])
     func uniqueAndGraphInstancesAreNotTracked(_ lifetime: Lifetime) async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
+        try await withShutdownRecorder(container: "root") { recorder, root in
             root.register(ShutdownProbe.self, lifetime: lifetime) { _ in ShutdownProbe("\(lifetime)") }
                 .onShutdown { recorder.record($0) }
             let child = root.makeChild(name: "child")
@@ -195,9 +181,7 @@ import Testing
     }
 
     @Test func instancesBuiltByAsyncAndMainActorFactoriesGetTheirHooks() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             container.register(ShutdownProbe.self, tag: "async", lifetime: .singleton) { _ in
                 await Task.yield()
                 return ShutdownProbe("async")

@@ -267,10 +267,8 @@ import Testing
     @Test func anAsyncPerContainerInstanceWhoseFactoryIsSuspendedWhenShutdownBeginsIsEitherShutDownOrNotReturned()
         async throws
     {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "root") { recorder, root in
             let gate = ShutdownGate()
-            let root = Container(name: "root")
             root.register(ShutdownProbe.self, lifetime: .perContainer) { _ in
                 await gate.arriveAndSuspend()
                 return ShutdownProbe("slow")

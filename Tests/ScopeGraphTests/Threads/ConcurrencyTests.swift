@@ -163,13 +163,11 @@ import Testing
         let meeting = Rendezvous()
         let met = Guarded<[Bool]>([])
         container.register(Left.self, lifetime: .singleton) { _ in
-            let arrived = meeting.arriveFirst()
-            met.withLock { $0.append(arrived) }
+            meeting.arrive(first: true, recordingIn: met)
             return Left()
         }
         container.register(Right.self, lifetime: .singleton) { _ in
-            let arrived = meeting.arriveSecond()
-            met.withLock { $0.append(arrived) }
+            meeting.arrive(first: false, recordingIn: met)
             return Right()
         }
         await runOnThreads(2) { index in
@@ -251,14 +249,12 @@ import Testing
             let rightRuns = Counter()
             container.register(Left.self, lifetime: .singleton) { _ in
                 leftRuns.increment()
-                let arrived = meeting.arriveFirst(timeout: 2)
-                met.withLock { $0.append(arrived) }
+                meeting.arrive(first: true, timeout: 2, recordingIn: met)
                 return Left()
             }.onResolved { r, left in left.right = try r.resolve() }
             container.register(Right.self, lifetime: .singleton) { _ in
                 rightRuns.increment()
-                let arrived = meeting.arriveSecond(timeout: 2)
-                met.withLock { $0.append(arrived) }
+                meeting.arrive(first: false, timeout: 2, recordingIn: met)
                 return Right()
             }.onResolved { r, right in right.left = try r.resolve() }
 
@@ -301,15 +297,13 @@ import Testing
             let concurrentPhase = Guarded(true)
             container.register(Left.self, lifetime: .singleton) { r in
                 if concurrentPhase.current {
-                    let arrived = meeting.arriveFirst(timeout: 2)
-                    met.withLock { $0.append(arrived) }
+                    meeting.arrive(first: true, timeout: 2, recordingIn: met)
                 }
                 return Left(right: try r.resolve())
             }
             container.register(Right.self, lifetime: .singleton) { r in
                 if concurrentPhase.current {
-                    let arrived = meeting.arriveSecond(timeout: 2)
-                    met.withLock { $0.append(arrived) }
+                    meeting.arrive(first: false, timeout: 2, recordingIn: met)
                 }
                 return Right(left: try r.resolve())
             }
@@ -619,8 +613,7 @@ extension ConcurrencyTests {
             container.register(Left.self, lifetime: .singleton) { _ in
                 leftRuns.increment()
                 if concurrentPhase.current {
-                    let arrived = meeting.arriveFirst(timeout: 2)
-                    met.withLock { $0.append(arrived) }
+                    meeting.arrive(first: true, timeout: 2, recordingIn: met)
                 }
                 let left = Left()
                 lefts.withLock { $0.append(left) }
@@ -633,8 +626,7 @@ extension ConcurrencyTests {
             container.register(Right.self, lifetime: .singleton) { _ in
                 rightRuns.increment()
                 if concurrentPhase.current {
-                    let arrived = meeting.arriveSecond(timeout: 2)
-                    met.withLock { $0.append(arrived) }
+                    meeting.arrive(first: false, timeout: 2, recordingIn: met)
                 }
                 return Right()
             }.onResolved { r, right in right.left = try r.resolve() }

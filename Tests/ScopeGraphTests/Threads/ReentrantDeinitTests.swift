@@ -26,6 +26,18 @@ import Testing
         runOnThreads(1, timeout: 20) { _ in body() }
     }
 
+    /// Runs `body` on a thread of its own (bounded), and expects it to return and the deinit it
+    /// caused to have done its work (`deinitWorked`).
+    private func expectItReturnsAndTheDeinitWorked(
+        _ deinitWorked: Guarded<Bool>, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable () -> Void
+    ) {
+        let finished = returns(body)
+        #expect(finished, sourceLocation: sourceLocation)
+        guard finished else { return }
+        #expect(deinitWorked.current, sourceLocation: sourceLocation)
+    }
+
     /// A `unique` instance with an `onResolved` block, dropped by the factory that asked for it:
     /// its last reference is the pending block, released when the blocks have run.
     @Test func anInstanceFreedWithItsPendingBlockMayResolve() {
@@ -36,14 +48,8 @@ import Testing
         container.register(Hook.self, lifetime: .unique) { _ in
             Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
         }.onResolved { _, _ in }
-        container.register(String.self, lifetime: .singleton) { r in
-            _ = try r.resolve(Hook.self)
-            return "app"
-        }
-        let finished = returns { _ = try? container.resolve(String.self) }
-        #expect(finished)
-        guard finished else { return }
-        #expect(resolvedInDeinit.current)
+        container.register(String.self, lifetime: .singleton, needing: Hook.self) { "app" }
+        expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
     }
 
     /// The same, where the deinit resolves a `graph` service that the finishing resolve also
@@ -96,10 +102,7 @@ import Testing
             _ = try container.makeChild(name: "temporary").resolve(Hook.self)
             return "done"
         }
-        let finished = returns { _ = try? container.resolve(String.self) }
-        #expect(finished)
-        guard finished else { return }
-        #expect(resolvedInDeinit.current)
+        expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
     }
 
     /// A singleton of a collaborator whose owner lets it go while the singleton is built.
@@ -109,14 +112,8 @@ import Testing
         let owner = Guarded<Container?>(nil)
         Self.linkCollaborator(to: container, owner: owner, resolvedInDeinit: resolvedInDeinit)
         container.register(Double.self, lifetime: .singleton) { _ in 1.5 }
-        container.register(String.self, lifetime: .unique) { r in
-            _ = try r.resolve(Hook.self)
-            return "done"
-        }
-        let finished = returns { _ = try? container.resolve(String.self) }
-        #expect(finished)
-        guard finished else { return }
-        #expect(resolvedInDeinit.current)
+        container.register(String.self, lifetime: .unique, needing: Hook.self) { "done" }
+        expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
         #expect(owner.current == nil)
     }
 
@@ -139,10 +136,7 @@ import Testing
         let screen = Screen()
         let readInDeinit = Guarded(false)
         Self.bindToTemporary(screen, readInDeinit: readInDeinit)
-        let finished = returns { screen.$number.container = Container(name: "other") }
-        #expect(finished)
-        guard finished else { return }
-        #expect(readInDeinit.current)
+        expectItReturnsAndTheDeinitWorked(readInDeinit) { screen.$number.container = Container(name: "other") }
     }
 
     @inline(never)
