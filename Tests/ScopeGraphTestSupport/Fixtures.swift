@@ -101,3 +101,11 @@ package struct WeakProbe<Object: AnyObject>: @unchecked Sendable {
     package init(_ object: Object?) { self.object = object }
     package var isFreed: Bool { object == nil }
 }
+
+/// Runs `onDeinit` when freed: an instance whose deinit does something (resolves, say) at
+/// whatever moment the container lets it go.
+package final class DeinitHook: Sendable {
+    private let onDeinit: @Sendable () -> Void
+    package init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
+}

@@ -79,6 +79,17 @@ import Testing
         try await AsyncReaderTests.abortIfWedged(seconds: seconds, what, sourceLocation: sourceLocation, work)
     }
 
+    /// Runs `body` with a new held build, bounded as `bounded(seconds: 10, what)`; the build's
+    /// gate is opened when the test ends, whatever happened.
+    static func withHeldBuild(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable (HeldBuild) async throws -> Void
+    ) async throws {
+        let held = HeldBuild()
+        defer { held.gate.open() }
+        _ = try await bounded(seconds: 10, what, sourceLocation: sourceLocation) { try await body(held) }
+    }
+
     // MARK: Cancellation at each suspension point
 
     /// A requester cancelled while the build it handed off runs stops with
@@ -86,9 +97,7 @@ import Testing
     /// their own resolve) all get its one instance, the factory runs once, and the instance is
     /// freed with the container.
     @Test func aRequesterCancelledWhileItsHandedOffBuildRunsLeavesOneInstanceToEveryOtherWaiter() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "cancel during handed-off build") {
+        try await Self.withHeldBuild("cancel during handed-off build") { held in
             try await Self.cancelDuringHandedOffBuild(held)
             #expect(held.built.withLock { $0.allSatisfy(\.isFreed) })
         }
@@ -119,9 +128,7 @@ import Testing
     /// stops with `CancellationError`, and the build still publishes that very instance for
     /// the readers: the factory runs once.
     @Test func aRequesterCancelledAfterItsHandedOffBuildReturnedStillPublishesThatInstance() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "cancel after build returned") {
+        try await Self.withHeldBuild("cancel after build returned") { held in
             let container = Container(name: "root")
             Self.registerHeld(held, in: container)
             let got = Guarded<Slow?>(nil)
@@ -156,9 +163,7 @@ import Testing
     /// cancellation reaches it while it waits in `finishAsync` for the handed-off build of
     /// its group) still gets its instance: that wait is not cancellable.
     @Test func aRequesterCancelledWhileItWaitsForItsGroupToFinishStillGetsItsInstance() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "cancel in finishAsync") {
+        try await Self.withHeldBuild("cancel in finishAsync") { held in
             let container = Container(name: "root")
             Self.registerHeld(held, in: container)
             container.register(Screen.self, lifetime: .unique) { r in
@@ -303,9 +308,7 @@ import Testing
     /// `.containerShutDown` (never another waiter's cancellation), the factory never runs
     /// after the shutdown began, and the instance is freed.
     @Test func aShutdownWhileTasksWaitForABuildEndsEveryWaitAndStartsNoNewBuild() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "shutdown during build") {
+        try await Self.withHeldBuild("shutdown during build") { held in
             do {
                 let hooks = Counter()
                 let container = Container(name: "root")
@@ -336,9 +339,7 @@ import Testing
     /// with the instance (hook run) or `.containerShutDown`, and nothing the scope built is
     /// kept alive.
     @Test func aScopeEndingWhileItsSingletonIsBeingBuiltEndsEveryWait() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "withScope during build") {
+        try await Self.withHeldBuild("withScope during build") { held in
             let root = Container(name: "root")
             let hooks = Counter()
             let started = Guarded<[Task<Outcome<Slow>, Never>]>([])
@@ -373,9 +374,7 @@ import Testing
     /// cancellation or an instance), the failed instance is freed, and the next resolve builds
     /// again and publishes.
     @Test func aBlockThatThrowsForAnAsyncBuiltInstanceFailsEveryWaiterAndTheNextResolveBuildsAgain() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "throwing block") {
+        try await Self.withHeldBuild("throwing block") { held in
             let container = Container(name: "root")
             let blocks = Counter()
             Self.registerHeld(held, in: container).onResolved { _, _ in
@@ -406,9 +405,7 @@ import Testing
     /// at once (never wait, never an instance from another build), tasks get the one
     /// instance; after publication the threads read that same instance.
     @Test func threadsThatFindAnAsyncBuildUnderWayGetRequiresAsyncAndTheInstanceAfterwards() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "threads during async build") {
+        try await Self.withHeldBuild("threads during async build") { held in
             let container = Container(name: "root")
             Self.registerHeld(held, in: container)
             let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }

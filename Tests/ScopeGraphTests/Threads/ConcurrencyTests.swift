@@ -285,6 +285,18 @@ import Testing
         }
     }
 
+    /// Resolves `Left` on one thread and `Right` on another, at once: what each threw, by
+    /// thread (0 resolved `Left`, 1 `Right`; no entry: it returned).
+    static func errorsResolvingBothEnds(of container: Container) async -> [Int: any Error] {
+        let errors = Guarded<[Int: any Error]>([:])
+        await runOnThreads(2) { index in
+            do {
+                if index == 0 { _ = try container.resolve(Left.self) } else { _ = try container.resolve(Right.self) }
+            } catch { errors.withLock { $0[index] = error } }
+        }
+        return errors.current
+    }
+
     /// Two threads that start a constructor cycle at both ends at once (both factories running,
     /// met at a rendezvous) both throw the group's one `.circularDependency` error, whose path
     /// runs from the top-level request of the resolve that closed the cycle, through the key
@@ -307,27 +319,15 @@ import Testing
                 }
                 return Right(left: try r.resolve())
             }
-            let outcomes = Guarded<[Int: String]>([:])
-            let paths = Guarded<[Int: [String]]>([:])
-            await runOnThreads(2) { index in
-                do {
-                    if index == 0 {
-                        _ = try container.resolve(Left.self)
-                    } else {
-                        _ = try container.resolve(Right.self)
-                    }
-                    outcomes.withLock { $0[index] = "success" }
-                } catch let error as ResolutionError {
-                    outcomes.withLock { $0[index] = error.kind.caseName }
-                    paths.withLock { $0[index] = error.path.map(\.typeName) }
-                } catch { outcomes.withLock { $0[index] = "other: \(error)" } }
-            }
+            let errors = await Self.errorsResolvingBothEnds(of: container)
+            let outcomes = errors.mapValues { ($0 as? ResolutionError)?.kind.caseName ?? "other: \($0)" }
+            let paths = errors.compactMapValues { ($0 as? ResolutionError)?.path.map(\.typeName) }
             #expect(met.current == [true, true], "both factories ran at once")
-            #expect(outcomes.current == [0: "circularDependency", 1: "circularDependency"])
+            #expect(outcomes == [0: "circularDependency", 1: "circularDependency"])
             // Either thread may be the one that closes the cycle; both report that one's path.
-            let path = paths.current[0]
+            let path = paths[0]
             #expect(path == ["Left", "Right", "Left"] || path == ["Right", "Left", "Right"])
-            #expect(paths.current[1] == path, "every member throws the same error")
+            #expect(paths[1] == path, "every member throws the same error")
             concurrentPhase.withLock { $0 = false }
             // Nothing was cached: a single-thread resolve reports the cycle with its path.
             do {
@@ -631,20 +631,10 @@ extension ConcurrencyTests {
                 return Right()
             }.onResolved { r, right in right.left = try r.resolve() }
 
-            let outcomes = Guarded<[Int: Outcome]>([:])
-            await runOnThreads(2) { index in
-                do {
-                    if index == 0 {
-                        _ = try container.resolve(Left.self)
-                    } else {
-                        _ = try container.resolve(Right.self)
-                    }
-                    outcomes.withLock { $0[index] = .success }
-                } catch { outcomes.withLock { $0[index] = Outcome(error) } }
-            }
+            let outcomes = await Self.errorsResolvingBothEnds(of: container).mapValues { Outcome($0) }
             #expect(met.current == [true, true], "both factories ran at once")
             let blockError = Outcome(kind: "factoryFailed", key: "Left", path: ["Left"], cause: "Boom")
-            #expect(outcomes.current == [0: blockError, 1: blockError], "both threads throw the block's error")
+            #expect(outcomes == [0: blockError, 1: blockError], "both threads throw the block's error")
             #expect(leftRuns.value == 1)
             #expect(rightRuns.value == 1)
 

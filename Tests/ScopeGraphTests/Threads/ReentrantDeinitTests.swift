@@ -9,13 +9,6 @@ import Testing
 /// lock is taken again: a thread stuck for good). Each case ran into that before it was fixed;
 /// a hang fails the test after 20 s.
 @Suite struct ReentrantDeinitTests {
-    /// Runs `onDeinit` when freed.
-    final class Hook: Sendable {
-        let onDeinit: @Sendable () -> Void
-        init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
-        deinit { onDeinit() }
-    }
-
     final class Screen: @unchecked Sendable {
         // @unchecked: the wrapper is only configured before the threads start; its box is thread-safe.
         @LazyInjected var number: Int
@@ -45,10 +38,10 @@ import Testing
         defer { container.removeAll() }  // the factories capture the container
         let resolvedInDeinit = Guarded(false)
         container.register(Int.self, lifetime: .singleton) { _ in 42 }
-        container.register(Hook.self, lifetime: .unique) { _ in
-            Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
+        container.register(DeinitHook.self, lifetime: .unique) { _ in
+            DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
         }.onResolved { _, _ in }
-        container.register(String.self, lifetime: .singleton, needing: Hook.self) { "app" }
+        container.register(String.self, lifetime: .singleton, needing: DeinitHook.self) { "app" }
         expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
     }
 
@@ -71,13 +64,13 @@ import Testing
         container.register(Shared.self, lifetime: .graph) { _ in Shared() }
         let int = container.register(Int.self, lifetime: .singleton) { _ in 42 }
         if throughTheCoordinator { int.onShutdown { _ in } }
-        container.register(Hook.self, lifetime: .unique) { _ in
-            Hook { fromDeinit.withLock { $0 = try? container.resolve(Shared.self) } }
+        container.register(DeinitHook.self, lifetime: .unique) { _ in
+            DeinitHook { fromDeinit.withLock { $0 = try? container.resolve(Shared.self) } }
         }.onResolved { _, _ in }
         container.register(Root.self, lifetime: .unique) { r in
             _ = try r.resolve(Int.self)  // a cached build
             let shared = try r.resolve(Shared.self)
-            _ = try r.resolve(Hook.self)
+            _ = try r.resolve(DeinitHook.self)
             return Root(shared)
         }
         let root = Guarded<Root?>(nil)
@@ -95,11 +88,11 @@ import Testing
         defer { container.removeAll() }  // the factories capture the container
         let resolvedInDeinit = Guarded(false)
         container.register(Int.self, lifetime: .singleton) { _ in 42 }
-        container.register(Hook.self, lifetime: .perContainer) { _ in
-            Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
+        container.register(DeinitHook.self, lifetime: .perContainer) { _ in
+            DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
         }
         container.register(String.self, lifetime: .unique) { _ in
-            _ = try container.makeChild(name: "temporary").resolve(Hook.self)
+            _ = try container.makeChild(name: "temporary").resolve(DeinitHook.self)
             return "done"
         }
         expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
@@ -112,7 +105,7 @@ import Testing
         let owner = Guarded<Container?>(nil)
         Self.linkCollaborator(to: container, owner: owner, resolvedInDeinit: resolvedInDeinit)
         container.register(Double.self, lifetime: .singleton) { _ in 1.5 }
-        container.register(String.self, lifetime: .unique, needing: Hook.self) { "done" }
+        container.register(String.self, lifetime: .unique, needing: DeinitHook.self) { "done" }
         expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
         #expect(owner.current == nil)
     }
@@ -122,9 +115,9 @@ import Testing
         to container: Container, owner: Guarded<Container?>, resolvedInDeinit: Guarded<Bool>
     ) {
         let feature = Container(name: "feature")
-        feature.register(Hook.self, lifetime: .singleton) { _ in
+        feature.register(DeinitHook.self, lifetime: .singleton) { _ in
             owner.withLock { $0 = nil }  // the owner's reference goes now
-            return Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Double.self)) == 1.5 } }
+            return DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Double.self)) == 1.5 } }
         }
         container.collaborate(with: feature)
         owner.withLock { $0 = feature }
@@ -142,16 +135,16 @@ import Testing
     @inline(never)
     private static func bindToTemporary(_ screen: Screen, readInDeinit: Guarded<Bool>) {
         let temporary = Container(name: "temporary")
-        temporary.register(Hook.self, lifetime: .singleton) { _ in
-            Hook { readInDeinit.withLock { $0 = !screen.$number.isResolved } }
+        temporary.register(DeinitHook.self, lifetime: .singleton) { _ in
+            DeinitHook { readInDeinit.withLock { $0 = !screen.$number.isResolved } }
         }
-        _ = try? temporary.resolve(Hook.self)
+        _ = try? temporary.resolve(DeinitHook.self)
         screen.$number.container = temporary
     }
 
     /// An error carrying a hook.
     struct HookError: Error {
-        let hook: Hook
+        let hook: DeinitHook
     }
 
     struct Failure: Error {}
@@ -167,7 +160,7 @@ import Testing
         let finished = returns {
             let last = Self.lastMemberOfFailedGroup(
                 error: HookError(
-                    hook: Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }))
+                    hook: DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }))
             BuildCoordinator.shared.fail(last, with: Failure())
         }
         #expect(finished)
