@@ -92,6 +92,12 @@ extension ResolutionError.Kind {
 extension ResolutionError {
     /// The path as the type names and tags print: `["A", "B", "A"]`.
     package var pathDescriptions: [String] { path.map(\.description) }
+
+    /// Whether one suggestion names every one of `words` (the argument types of a registration,
+    /// say).
+    package func hasASuggestionNaming(_ words: String...) -> Bool {
+        suggestions.contains { suggestion in words.allSatisfy { suggestion.contains($0) } }
+    }
 }
 
 /// A weak reference that can be handed around and checked later.

@@ -1,6 +1,6 @@
 package import ScopeGraph
 
-// Registrations that many suites write the same way, declared once.
+// Registrations and links that many suites write the same way, declared once.
 
 extension Container {
     /// Registers `T`, whose factory resolves `dependency` (tagged `dependencyTag`) first and then
@@ -28,5 +28,13 @@ extension Container {
             runs.increment()
             return make()
         }
+    }
+}
+
+extension Container {
+    /// Links this container and `other` both ways: each collaborates with the other.
+    package func collaborateBothWays(with other: Container) {
+        collaborate(with: other)
+        other.collaborate(with: self)
     }
 }

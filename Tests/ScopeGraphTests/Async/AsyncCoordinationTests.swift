@@ -90,6 +90,28 @@ import Testing
         _ = try await bounded(seconds: 10, what, sourceLocation: sourceLocation) { try await body(held) }
     }
 
+    /// `withHeldBuild(what)`, with a container "root" in which `registerHeld` registered it.
+    static func withHeldRoot(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable (HeldBuild, Container) async throws -> Void
+    ) async throws {
+        try await withHeldBuild(what, sourceLocation: sourceLocation) { held in
+            let container = Container(name: "root")
+            registerHeld(held, in: container)
+            try await body(held, container)
+        }
+    }
+
+    /// Runs `body` with a new container "root", bounded as `bounded(seconds: 10, what)`.
+    static func boundedWithRoot(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable (Container) async throws -> Void
+    ) async throws {
+        _ = try await bounded(seconds: 10, what, sourceLocation: sourceLocation) {
+            try await body(Container(name: "root"))
+        }
+    }
+
     // MARK: Cancellation at each suspension point
 
     /// A requester cancelled while the build it handed off runs stops with
@@ -128,9 +150,7 @@ import Testing
     /// stops with `CancellationError`, and the build still publishes that very instance for
     /// the readers: the factory runs once.
     @Test func aRequesterCancelledAfterItsHandedOffBuildReturnedStillPublishesThatInstance() async throws {
-        try await Self.withHeldBuild("cancel after build returned") { held in
-            let container = Container(name: "root")
-            Self.registerHeld(held, in: container)
+        try await Self.withHeldRoot("cancel after build returned") { held, container in
             let got = Guarded<Slow?>(nil)
             let gotIt = AsyncLatch()
             container.register(Screen.self, lifetime: .unique) { r in
@@ -163,9 +183,7 @@ import Testing
     /// cancellation reaches it while it waits in `finishAsync` for the handed-off build of
     /// its group) still gets its instance: that wait is not cancellable.
     @Test func aRequesterCancelledWhileItWaitsForItsGroupToFinishStillGetsItsInstance() async throws {
-        try await Self.withHeldBuild("cancel in finishAsync") { held in
-            let container = Container(name: "root")
-            Self.registerHeld(held, in: container)
+        try await Self.withHeldRoot("cancel in finishAsync") { held, container in
             container.register(Screen.self, lifetime: .unique) { r in
                 let slow = try await r.resolveAsync(Slow.self)
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -184,8 +202,7 @@ import Testing
     /// `CancellationError`; the other waiters get the one instance, the block and the factory
     /// run once.
     @Test func aRequesterCancelledWhileABlockOfItsGroupRunsLeavesTheInstanceToTheOthers() async throws {
-        try await Self.bounded(seconds: 10, "cancel during block") {
-            let container = Container(name: "root")
+        try await Self.boundedWithRoot("cancel during block") { container in
             let runs = Counter()
             let blocks = Counter()
             let gate = AsyncLatch()
@@ -405,9 +422,7 @@ import Testing
     /// at once (never wait, never an instance from another build), tasks get the one
     /// instance; after publication the threads read that same instance.
     @Test func threadsThatFindAnAsyncBuildUnderWayGetRequiresAsyncAndTheInstanceAfterwards() async throws {
-        try await Self.withHeldBuild("threads during async build") { held in
-            let container = Container(name: "root")
-            Self.registerHeld(held, in: container)
+        try await Self.withHeldRoot("threads during async build") { held, container in
             let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
             await held.started.wait()
             let readers = await startTasks(4) { _ in try await container.resolveAsync(Holder.self).slow }
@@ -431,8 +446,7 @@ import Testing
     /// that one instance or `CancellationError` (only the cancelled ones), the factory runs
     /// once.
     @Test func tasksWaitingForASynchronousBuildOnAThreadGetItsInstance() async throws {
-        try await Self.bounded(seconds: 10, "tasks wait for a thread's build") {
-            let container = Container(name: "root")
+        try await Self.boundedWithRoot("tasks wait for a thread's build") { container in
             let runs = Counter()
             let started = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
@@ -474,8 +488,7 @@ import Testing
     /// cancelled: every live task gets the one instance, cancelled ones that one or
     /// `CancellationError`, each factory runs once.
     @Test func mainActorSingletonsResolvedFromManyTasksWithCancellationBuildOnce() async throws {
-        try await Self.bounded(seconds: 10, "main-actor singletons") {
-            let container = Container(name: "root")
+        try await Self.boundedWithRoot("main-actor singletons") { container in
             let asyncRuns = Counter()
             let syncRuns = Counter()
             let gate = AsyncLatch()

@@ -127,8 +127,7 @@ import Testing
     func aConstructorCycleAcrossCollaborationLinksIsDetected(lifetime: Lifetime) throws {
         let left = Container(name: "left")
         let right = Container(name: "right")
-        left.collaborate(with: right)
-        right.collaborate(with: left)
+        left.collaborateBothWays(with: right)
         left.register(A.self, lifetime: lifetime, needing: B.self) { A() }
         right.register(B.self, lifetime: lifetime, needing: A.self) { B() }
         let fromLeft = try #require(throws: ResolutionError.self) { _ = try left.resolve(A.self) }
@@ -209,8 +208,7 @@ import Testing
     @Test func aPropertyCycleAcrossCollaboratingContainersResolves() throws {
         let featureA = Container(name: "featureA")
         let featureB = Container(name: "featureB")
-        featureA.collaborate(with: featureB)
-        featureB.collaborate(with: featureA)
+        featureA.collaborateBothWays(with: featureB)
         let leftRuns = Counter()
         let rightRuns = Counter()
         featureA.register(Left.self, lifetime: .singleton, counting: leftRuns) { Left() }

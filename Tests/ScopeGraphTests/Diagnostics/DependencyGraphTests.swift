@@ -351,8 +351,7 @@ extension DependencyGraphTests {
                     _ = try r.resolve(Box.self)
                     return Top()
                 }
-                feature.collaborate(with: partner)
-                partner.collaborate(with: feature)
+                feature.collaborateBothWays(with: partner)
                 partner.register(Leaf.self) { _ in Leaf() }
             }
         }

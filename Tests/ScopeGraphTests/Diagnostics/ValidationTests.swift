@@ -195,22 +195,17 @@ private final class ValidationRunCounter: @unchecked Sendable {
     @Test func leavesEveryCacheUntouched() throws {
         let runs = ValidationRunCounter()
         let app = Container(name: "app")
-        app.register(VLogger.self, lifetime: .singleton) { _ in
-            runs.tick("logger")
-            return VLogger()
+        /// Registers `T` in `app`, its factory's runs counted under `name`.
+        func registerCounted<T: Sendable>(_ make: @escaping @Sendable () -> T, _ lifetime: Lifetime, as name: String) {
+            app.register(T.self, lifetime: lifetime) { _ in
+                runs.tick(name)
+                return make()
+            }
         }
-        app.register(VClock.self, lifetime: .singleton) { _ in
-            runs.tick("clock")
-            return VClock()
-        }
-        app.register(VCache.self, lifetime: .weakSingleton) { _ in
-            runs.tick("cache")
-            return VCache()
-        }
-        app.register(VAvatar.self, lifetime: .eagerSingleton) { _ in
-            runs.tick("avatar")
-            return VAvatar()
-        }
+        registerCounted(VLogger.init, .singleton, as: "logger")
+        registerCounted(VClock.init, .singleton, as: "clock")
+        registerCounted(VCache.init, .weakSingleton, as: "cache")
+        registerCounted(VAvatar.init, .eagerSingleton, as: "avatar")
         let feature = app.makeChild(name: "feature")
         feature.register(VProfile.self, lifetime: .perContainer) { r in
             runs.tick("profile")

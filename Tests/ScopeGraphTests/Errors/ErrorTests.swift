@@ -220,9 +220,7 @@ import Testing
             _ = try container.resolve(Gateway.self, tag: nil, arguments: 3)
         }
         #expect(error.kind.caseName == "argumentMismatch")
-        #expect(
-            error.suggestions.contains { $0.contains("String") && $0.contains("Int") },
-            "suggestions: \(error.suggestions)")
+        #expect(error.hasASuggestionNaming("String", "Int"), "suggestions: \(error.suggestions)")
     }
 
     @Test func suggestionsComeFromEveryContainerTheWalkVisits() throws {

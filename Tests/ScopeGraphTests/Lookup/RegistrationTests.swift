@@ -482,9 +482,7 @@ import Testing
         container.register(Session.self) { (_, n: Int, s: String) in Session(["\(n)", s]) }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Session.self) }
         #expect(error.kind.caseName == "argumentMismatch")
-        #expect(
-            error.suggestions.contains { $0.contains("Int") && $0.contains("String") },
-            "suggestions: \(error.suggestions)")
+        #expect(error.hasASuggestionNaming("Int", "String"), "suggestions: \(error.suggestions)")
     }
 
     @Test func resolvingWithArgumentsWhenNoneAreRegisteredThrowsArgumentMismatch() throws {

@@ -72,10 +72,7 @@ import Testing
             let container = Container(name: "app")
             container.register(ShutdownProbe.self, tag: "leaf", lifetime: .singleton) { _ in ShutdownProbe("leaf") }
                 .onShutdown { _ in log.record("leaf") }
-            container.register(ShutdownProbe.self, tag: "top", lifetime: .singleton) { r in
-                ShutdownProbe("top", [try r.resolve(tag: "leaf")])
-            }
-            .onShutdown { _ in
+            container.registerShutdownProbe("top", dependencies: ["leaf"], recorder: nil).onShutdown { _ in
                 log.record("top begins")
                 try await Task.sleep(for: .milliseconds(30))
                 log.record("top ends")
@@ -96,15 +93,13 @@ import Testing
                     log.record("pool")
                     recorder.record(pool)
                 }
-            root.register(ShutdownProbe.self, tag: "handler", lifetime: .perContainer) { r in
-                ShutdownProbe("handler", [try r.resolve(tag: "pool")])
-            }
-            .onShutdown { handler in
-                log.record("handler begins")
-                try await Task.sleep(for: .milliseconds(10))
-                log.record("handler ends")
-                recorder.record(handler)
-            }
+            root.registerShutdownProbe("handler", lifetime: .perContainer, dependencies: ["pool"], recorder: nil)
+                .onShutdown { handler in
+                    log.record("handler begins")
+                    try await Task.sleep(for: .milliseconds(10))
+                    log.record("handler ends")
+                    recorder.record(handler)
+                }
             let firstRequest = root.makeChild(name: "request-1")
             let secondRequest = root.makeChild(name: "request-2")
             let firstHandler = try firstRequest.resolveProbe("handler")

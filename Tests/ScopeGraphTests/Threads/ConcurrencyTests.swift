@@ -180,8 +180,7 @@ import Testing
         for _ in 0..<50 {
             let first = Container(name: "first")
             let second = Container(name: "second")
-            first.collaborate(with: second)
-            second.collaborate(with: first)
+            first.collaborateBothWays(with: second)
             first.register(Left.self, lifetime: .singleton) { _ in Left() }
             second.register(Right.self, lifetime: .singleton) { _ in Right() }
             // Each side's service needs the other side's singleton.

@@ -31,16 +31,27 @@ import Testing
         #expect(deinitWorked.current, sourceLocation: sourceLocation)
     }
 
+    /// A container "app" with a singleton `Int` (42) and a `DeinitHook` of `lifetime` (with an
+    /// empty `onResolved` block when `withABlock`) whose deinit resolves it: `resolvedInDeinit`
+    /// is true once that deinit got 42. The hook's factory captures the container.
+    private static func appWithAHookThatResolves(lifetime: Lifetime, withABlock: Bool = false) -> (
+        container: Container, resolvedInDeinit: Guarded<Bool>
+    ) {
+        let container = Container(name: "app")
+        let resolvedInDeinit = Guarded(false)
+        container.register(Int.self, lifetime: .singleton) { _ in 42 }
+        let hook = container.register(DeinitHook.self, lifetime: lifetime) { _ in
+            DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
+        }
+        if withABlock { hook.onResolved { _, _ in } }
+        return (container, resolvedInDeinit)
+    }
+
     /// A `unique` instance with an `onResolved` block, dropped by the factory that asked for it:
     /// its last reference is the pending block, released when the blocks have run.
     @Test func anInstanceFreedWithItsPendingBlockMayResolve() {
-        let container = Container(name: "app")
+        let (container, resolvedInDeinit) = Self.appWithAHookThatResolves(lifetime: .unique, withABlock: true)
         defer { container.removeAll() }  // the factories capture the container
-        let resolvedInDeinit = Guarded(false)
-        container.register(Int.self, lifetime: .singleton) { _ in 42 }
-        container.register(DeinitHook.self, lifetime: .unique) { _ in
-            DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
-        }.onResolved { _, _ in }
         container.register(String.self, lifetime: .singleton, needing: DeinitHook.self) { "app" }
         expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
     }
@@ -84,13 +95,8 @@ import Testing
     /// A request scope made and dropped inside a factory: when the build ends, the scope's slot
     /// is the last reference to its instance.
     @Test func aRequestScopeDroppedInsideAFactoryMayFreeAnInstanceThatResolves() {
-        let container = Container(name: "app")
+        let (container, resolvedInDeinit) = Self.appWithAHookThatResolves(lifetime: .perContainer)
         defer { container.removeAll() }  // the factories capture the container
-        let resolvedInDeinit = Guarded(false)
-        container.register(Int.self, lifetime: .singleton) { _ in 42 }
-        container.register(DeinitHook.self, lifetime: .perContainer) { _ in
-            DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
-        }
         container.register(String.self, lifetime: .unique) { _ in
             _ = try container.makeChild(name: "temporary").resolve(DeinitHook.self)
             return "done"
