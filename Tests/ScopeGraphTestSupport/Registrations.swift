@@ -32,6 +32,22 @@ extension Container {
 }
 
 extension Container {
+    /// Registers `T` under `lifetime` with a factory that removes this very registration
+    /// (through its handle) and then returns `make()`. The factory does not keep the container;
+    /// the handle it keeps is dropped by `release` (call it when the test ends: it breaks the
+    /// cycle between the registration and its factory).
+    package func registerRemovingItself<T>(
+        _ type: T.Type, lifetime: Lifetime, _ make: @escaping @Sendable () -> T
+    ) -> (registration: Registration<T>, release: @Sendable () -> Void) {
+        let handle = Guarded<Registration<T>?>(nil)
+        let registration = register(type, lifetime: lifetime) { [unowned self] _ in
+            if let registration = handle.current { remove(registration) }
+            return make()
+        }
+        handle.withLock { $0 = registration }
+        return (registration, { handle.withLock { $0 = nil } })
+    }
+
     /// Links this container and `other` both ways: each collaborates with the other.
     package func collaborateBothWays(with other: Container) {
         collaborate(with: other)

@@ -82,3 +82,31 @@ struct ProfileFixture {
 @MainActor final class Screen {
     var title = ""
 }
+
+/// Suspends every caller of `arrive()` until `count` callers have arrived.
+actor AsyncGate {
+    private let count: Int
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { self.count = count }
+
+    func arrive() async {
+        arrived += 1
+        if arrived >= count {
+            for continuation in waiting { continuation.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
+
+/// `resultsOfTasks(count)`, each task given a gate that lets them all through together once
+/// all `count` have arrived at it (so that, say, all their scopes are active at once).
+func resultsOfTasksThatMeet<T: Sendable>(
+    _ count: Int, _ body: @escaping @Sendable (_ index: Int, _ gate: AsyncGate) async throws -> T
+) async throws -> [Int: T]? {
+    let gate = AsyncGate(count: count)
+    return try await resultsOfTasks(count) { try await body($0, gate) }
+}

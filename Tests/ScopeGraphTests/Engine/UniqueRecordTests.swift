@@ -645,13 +645,8 @@ import Testing
 
     @Test func aRecordsFactoryRemovingItselfThroughItsHandle() throws {
         let c = Container(name: "c")
-        let handle = Guarded<Registration<Widget>?>(nil)
-        defer { handle.withLock { $0 = nil } }  // the handle holds the factory that captures it
-        let registration = c.register(Widget.self, lifetime: .unique) { [unowned c] _ in
-            if let h = handle.current { c.remove(h) }
-            return Widget("last")
-        }
-        handle.withLock { $0 = registration }
+        let (_, release) = c.registerRemovingItself(Widget.self, lifetime: .unique) { Widget("last") }
+        defer { release() }
         #expect(try c.resolve(Widget.self).name == "last")
         let e = resolutionError { _ = try c.resolve(Widget.self) }
         #expect(e?.kind.caseName == "notRegistered")
