@@ -4,8 +4,21 @@
 /// conforming to `ServiceFixtures`; a type the suite declares itself takes precedence.
 package enum ServiceTypes {
     package final class Shared: Sendable { package init() {} }
-    package final class Left: Sendable { package init() {} }
-    package final class Right: Sendable { package init() {} }
+    /// The two ends of a cycle: through their factories (`register(_:needing:)`, a
+    /// constructor cycle), or through their properties, set by `onResolved` blocks (a property
+    /// cycle: the two keep each other alive until the test breaks the cycle).
+    package final class Left: @unchecked Sendable {
+        // @unchecked: set by a block before the resolve that built it returns.
+        package var right: Right?
+        package init(right: Right? = nil) { self.right = right }
+    }
+
+    package final class Right: @unchecked Sendable {
+        // @unchecked: set by a block before the resolve that built it returns.
+        package var left: Left?
+        package init(left: Left? = nil) { self.left = left }
+    }
+
     package final class Slow: Sendable { package init() {} }
 
     /// Two `Shared`: the same instance twice when one resolve shares it (`graph`).

@@ -10,7 +10,7 @@ import Testing
 /// nothing hangs, that a factory runs once per publication, that every waiter gets the
 /// published instance or an error meant for it, that nothing leaks, and that the next resolve
 /// after a failure builds again.
-@Suite struct AsyncCoordinationTests {
+@Suite struct AsyncCoordinationTests: ServiceFixtures {
     final class Slow: Sendable {
         let run: Int
         init(run: Int) { self.run = run }
@@ -21,16 +21,6 @@ import Testing
     final class Holder: Sendable {
         let slow: Slow
         init(slow: Slow) { self.slow = slow }
-    }
-
-    final class Left: @unchecked Sendable {
-        // @unchecked: `right` is set once by a block, before publication.
-        var right: Right?
-    }
-
-    final class Right: @unchecked Sendable {
-        // @unchecked: `left` is set once by a block, before publication.
-        var left: Left?
     }
 
     final class CtorLeft: Sendable {

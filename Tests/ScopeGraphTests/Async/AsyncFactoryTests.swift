@@ -335,40 +335,17 @@ import Testing
 
     /// `onResolved` blocks of async-built instances run after the outermost factory returned and
     /// before `resolveAsync` returns, in the order the factories finished (dependencies first).
-    @Test func blocksOfAsyncBuiltGraphInstancesRunInFactoryFinishOrder() async throws {
+    /// With async singletons among them, a singleton's blocks run with the others at the end of
+    /// the top-level resolve, and not again when the next resolve takes it from the cache.
+    @Test(arguments: [Lifetime.graph, .singleton])
+    func blocksOfAsyncBuiltInstancesRunInFactoryFinishOrder(lifetimeOfLeafAndMiddle lifetime: Lifetime) async throws {
         let container = Container(name: "root")
         let log = EventLog()
-        container.register(Leaf.self) { _ in
+        container.register(Leaf.self, lifetime: lifetime) { _ in
             try await Task.sleep(for: .milliseconds(1))
             return Leaf()
         }.onResolved { _, _ in log.record("Leaf") }
-        container.register(Middle.self) { r in
-            Middle(leaf: try await r.resolveAsync())
-        }.onResolved { _, _ in log.record("Middle") }
-        container.register(Shared.self) { _ in Shared() }.onResolved { _, _ in log.record("Shared") }
-        container.register(Top.self) { r in
-            let top = Top(middle: try await r.resolveAsync(), dep: try r.resolve())
-            log.record("Top factory returns")
-            return top
-        }.onResolved { _, _ in log.record("Top") }
-        let events = try await withAsyncWatchdog(seconds: 10) { () -> [String] in
-            _ = try await container.resolveAsync(Top.self)
-            return log.events
-        }
-        #expect(events == ["Top factory returns", "Leaf", "Middle", "Shared", "Top"])
-    }
-
-    /// The same order when async singletons are among the instances: a singleton's blocks run
-    /// with the others at the end of the top-level resolve, and not again when it is taken from
-    /// the cache by the next resolve.
-    @Test func blocksOfAsyncBuiltSingletonsRunInFactoryFinishOrderOnce() async throws {
-        let container = Container(name: "root")
-        let log = EventLog()
-        container.register(Leaf.self, lifetime: .singleton) { _ in
-            try await Task.sleep(for: .milliseconds(1))
-            return Leaf()
-        }.onResolved { _, _ in log.record("Leaf") }
-        container.register(Middle.self, lifetime: .singleton) { r in
+        container.register(Middle.self, lifetime: lifetime) { r in
             Middle(leaf: try await r.resolveAsync())
         }.onResolved { _, _ in log.record("Middle") }
         container.register(Shared.self) { _ in Shared() }.onResolved { _, _ in log.record("Shared") }
@@ -385,7 +362,11 @@ import Testing
         }
         guard let events else { return }
         #expect(events[0] == ["Top factory returns", "Leaf", "Middle", "Shared", "Top"])
-        #expect(events[1] == ["Top factory returns", "Shared", "Top"])
+        if lifetime == .singleton {
+            #expect(events[1] == ["Top factory returns", "Shared", "Top"])
+        } else {
+            #expect(events[1] == events[0], "graph instances are built again, and their blocks run again")
+        }
     }
 
     /// A property cycle through async factories (A's async factory takes B; B's block resolves

@@ -5,7 +5,7 @@ import Testing
 /// Cycles: constructor cycles throw `.circularDependency` with the path ending in the repeated
 /// key; property-injection cycles through `onResolved` resolve, each factory running once;
 /// the ordering and failure rules of `onResolved`.
-@Suite struct CycleTests {
+@Suite struct CycleTests: ServiceFixtures {
     /// Constructor-cycle participants: each one's factory resolves the next.
     final class A: Sendable {}
     final class B: Sendable {}
@@ -23,16 +23,6 @@ import Testing
         // @unchecked: set once by an onResolved block before the resolve returns.
         var parent: Parent?
         var flag = false
-    }
-
-    final class Left: @unchecked Sendable {
-        // @unchecked: set once by an onResolved block before the resolve returns.
-        var right: Right?
-    }
-
-    final class Right: @unchecked Sendable {
-        // @unchecked: set once by an onResolved block before the resolve returns.
-        var left: Left?
     }
 
     static let allLifetimes: [Lifetime] = [.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer]

@@ -464,11 +464,19 @@ extension ResolveVariantsTests {
             #expect(top.searched == ["c"])
         }
 
-        /// Optional of a forwarded type whose instance does not conform throws typeMismatch.
-        @Test func anOptionalOfAForwardedTypeThatDoesNotConformThrowsTypeMismatch() throws {
+        /// A forwarded type whose instance does not conform throws typeMismatch, not nil, asked
+        /// for as an optional or through resolveIfRegistered.
+        @Test(arguments: [false, true])
+        func anOptionalOfAForwardedTypeThatDoesNotConformThrowsTypeMismatch(throughResolveIfRegistered: Bool) throws {
             let c = Container(name: "c")
             c.register(NotService.self) { _ in NotService() }.implements((any Service).self)
-            let e = try #require(throws: ResolutionError.self) { _ = try c.resolve((any Service)?.self) }
+            let e = try #require(throws: ResolutionError.self) {
+                if throughResolveIfRegistered {
+                    _ = try c.resolveIfRegistered((any Service).self)
+                } else {
+                    _ = try c.resolve((any Service)?.self)
+                }
+            }
             #expect(e.kind.caseName == "typeMismatch")
         }
 
@@ -491,14 +499,6 @@ extension ResolveVariantsTests {
             }
             let e2 = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self, tag: "viaContainer") }
             #expect(e2.pathDescriptions == ["Top[tag: \"viaContainer\"]", "Mid", "Leaf"])
-        }
-
-        /// resolveIfRegistered of a forwarded type whose instance does not conform throws typeMismatch, not nil.
-        @Test func resolveIfRegisteredOfANonConformingForwardThrows() throws {
-            let c = Container(name: "c")
-            c.register(NotService.self) { _ in NotService() }.implements((any Service).self)
-            let e = try #require(throws: ResolutionError.self) { _ = try c.resolveIfRegistered((any Service).self) }
-            #expect(e.kind.caseName == "typeMismatch")
         }
 
         /// resolveIfRegistered of the key being built is a cycle, not nil.

@@ -13,14 +13,6 @@ import Testing
         let cached: Cached
         init(cached: Cached) { self.cached = cached }
     }
-    final class Left: @unchecked Sendable {
-        var right: Right?
-        init(right: Right? = nil) { self.right = right }
-    }
-    final class Right: @unchecked Sendable {
-        var left: Left?
-        init(left: Left? = nil) { self.left = left }
-    }
     final class Flagged: @unchecked Sendable {
         private let lock = NSLock()
         private var _ready = false
