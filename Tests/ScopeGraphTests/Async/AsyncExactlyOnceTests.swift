@@ -210,18 +210,13 @@ import Testing
         defer { gate.open() }
         let starter = Task { try await container.resolveAsync(Slow.self) }
         guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
-        let asked = Counter()
-        let bystander = Task {
-            asked.increment()
-            return try await container.resolveAsync(Slow.self)
-        }
-        await waitUntil { asked.value == 1 }
-        await letTasksSettle()
+        // A task that waits for the build, started and settled before the starter is cancelled.
+        let bystander = await startTasks(1) { _ in try await container.resolveAsync(Slow.self) }[0]
         starter.cancel()
         let cancelled = try await withAsyncWatchdog(seconds: 5) { await starter.result }
         #expect(!gate.isOpen, "the starter's outcome came while the build was still held")
         gate.open()
-        let instance = try await withAsyncWatchdog(seconds: 10) { try await bystander.value }
+        let instance = try await withAsyncWatchdog(seconds: 10) { try await bystander.value.get() }
         if let cancelled {
             #expect(outcomeName(cancelled) == "CancellationError")
         }

@@ -185,17 +185,12 @@ import Testing
         }
         let starter = Task { try await container.resolveAsync(Front.self) }
         guard try await withAsyncWatchdog(seconds: 5, { await started.wait() }) != nil else { return }
-        let asked = Counter()
-        let bystander = Task {
-            asked.increment()
-            return try await container.resolveAsync(Pool.self)
-        }
-        await waitUntil { asked.value == 1 }
-        await letTasksSettle()
+        // A task that waits for the build, started and settled before the starter is cancelled.
+        let bystander = await startTasks(1) { _ in try await container.resolveAsync(Pool.self) }[0]
         starter.cancel()
         _ = try await withAsyncWatchdog(seconds: 5) { await starter.result }
         gate.open()
-        let pool = try await withAsyncWatchdog(seconds: 5) { try await bystander.value }
+        let pool = try await withAsyncWatchdog(seconds: 5) { try await bystander.value.get() }
         guard let pool else { return }
         #expect(runs.value == 1)
         #expect(try container.resolve(Pool.self) === pool)
