@@ -1,3 +1,4 @@
+package import Dispatch
 package import ScopeGraph
 
 // Registrations and links that many suites write the same way, declared once.
@@ -46,6 +47,22 @@ extension Container {
         }
         handle.withLock { $0 = registration }
         return (registration, { handle.withLock { $0 = nil } })
+    }
+
+    /// Registers a singleton `T` whose first build counts in `started`, blocks its thread on
+    /// `gate` (at most `seconds`) and throws `error`; later builds return `make(run)` (`run` 2,
+    /// 3, …). `runs` counts the builds.
+    package func registerFirstBuildHeldThenFailing<T>(
+        _ type: T.Type, runs: Counter, started: Counter, gate: DispatchSemaphore, atMost seconds: Double,
+        throwing error: Boom, _ make: @escaping @Sendable (_ run: Int) -> T
+    ) {
+        register(type, lifetime: .singleton) { _ in
+            let run = runs.increment()
+            guard run == 1 else { return make(run) }
+            started.increment()
+            blockCallingThread(on: gate, atMost: seconds)
+            throw error
+        }
     }
 
     /// Links this container and `other` both ways: each collaborates with the other.

@@ -524,13 +524,9 @@ import Testing
         let runs = Counter()
         let building = Counter()
         let release = DispatchSemaphore(value: 0)
-        container.register(Slow.self, lifetime: .singleton) { _ in
-            let run = runs.increment()
-            guard run == 1 else { return Slow(run: run) }
-            building.increment()
-            blockCallingThread(on: release, atMost: 10)
-            throw Boom("thread")
-        }
+        container.registerFirstBuildHeldThenFailing(
+            Slow.self, runs: runs, started: building, gate: release, atMost: 10, throwing: Boom("thread"),
+            Slow.init(run:))
         defer { release.signal() }
         let thread = Task { await runOnNewThread { Result { try container.resolve(Slow.self) } } }
         await waitUntil { building.value == 1 }

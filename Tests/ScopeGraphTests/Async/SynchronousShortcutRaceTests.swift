@@ -324,13 +324,8 @@ import Testing
         let started = Counter()
         let gate = DispatchSemaphore(value: 0)
         defer { gate.signal() }
-        container.register(Store.self, lifetime: .singleton) { _ in
-            let run = runs.increment()
-            guard run == 1 else { return Store(run: run) }
-            started.increment()
-            blockCallingThread(on: gate, atMost: 5)
-            throw Boom("held")
-        }
+        container.registerFirstBuildHeldThenFailing(
+            Store.self, runs: runs, started: started, gate: gate, atMost: 5, throwing: Boom("held"), Store.init(run:))
         let builder = Task.detached(executorPreference: BlockableExecutor.shared) {
             await Result { try await container.resolveAsync(Store.self) }
         }
