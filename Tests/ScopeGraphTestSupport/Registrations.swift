@@ -65,6 +65,22 @@ extension Container {
         }
     }
 
+    /// Registers `T` under `lifetime` with an async factory held open: it counts its runs in
+    /// `runs`, opens `started`, and waits for `gate` (at most `seconds`, when given) before it
+    /// returns `make()`.
+    @discardableResult
+    package func registerHeldOpen<T>(
+        _ type: T.Type, lifetime: Lifetime, runs: Counter, started: AsyncLatch, gate: AsyncLatch,
+        atMost seconds: Double? = nil, _ make: @escaping @Sendable () -> T
+    ) -> Registration<T> {
+        register(type, lifetime: lifetime) { _ in
+            runs.increment()
+            started.open()
+            await gate.wait(atMost: seconds)
+            return make()
+        }
+    }
+
     /// Links this container and `other` both ways: each collaborates with the other.
     package func collaborateBothWays(with other: Container) {
         collaborate(with: other)

@@ -386,11 +386,8 @@ import Testing
         let started = AsyncLatch()
         let gate = AsyncLatch()
         defer { gate.open() }
-        container.register(English.self, lifetime: .singleton) { _ in
-            runs.increment()
-            started.open()
-            await gate.wait()
-            return English()
+        container.registerHeldOpen(English.self, lifetime: .singleton, runs: runs, started: started, gate: gate) {
+            English()
         }.implements((any Greeter).self)
         let requester = Task { () -> Outcome<English> in
             if requesterAsksForTheProtocol {

@@ -172,12 +172,8 @@ import Testing
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
-        container.register(Pool.self, lifetime: .singleton) { _ in
-            runs.increment()
-            started.open()
-            await gate.wait(atMost: 5)
-            return Pool()
-        }
+        container.registerHeldOpen(Pool.self, lifetime: .singleton, runs: runs, started: started, gate: gate, atMost: 5)
+        { Pool() }
         container.register(Front.self) { r in
             async let pool: Pool = r.resolveAsync()
             _ = try await pool

@@ -98,12 +98,7 @@ import Testing
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
-        container.register(B.self, lifetime: .singleton) { _ in
-            runs.increment()
-            started.open()
-            await gate.wait()
-            return B()
-        }
+        container.registerHeldOpen(B.self, lifetime: .singleton, runs: runs, started: started, gate: gate) { B() }
         container.register(A.self) { r in A(b: try r.resolve()) }
         defer { gate.open() }
         let builder = Task { try await container.resolveAsync(B.self) }
