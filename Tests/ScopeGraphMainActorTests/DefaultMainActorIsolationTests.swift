@@ -6,48 +6,17 @@ import Testing
 // otherwise. Nothing in this file says otherwise: no `nonisolated`, no `@unchecked Sendable`,
 // no `MainActor.assumeIsolated`, no `@preconcurrency`; at most a `@MainActor` on a closure.
 
-final class AppSettings {
-    var theme = "dark"
-}
-
-final class Greeter {
-    let settings: AppSettings
-    init(settings: AppSettings) { self.settings = settings }
-    func greet(_ name: String) -> String { "Hello, \(name) (\(settings.theme))" }
-}
-
-final class NotesStore {
-    private(set) var notes: [String] = []
-    static func open() async throws -> NotesStore {
-        try await Task.sleep(for: .milliseconds(1))
-        let store = NotesStore()
-        store.notes = ["first"]
-        return store
-    }
-}
-
-final class NotesViewModel {
-    let store: NotesStore
-    let greeter: Greeter
-    init(store: NotesStore, greeter: Greeter) {
-        self.store = store
-        self.greeter = greeter
-    }
-    var title: String { greeter.greet("notes") + ": \(store.notes.count)" }
-}
+// The app's types, and the container that registers them, are those of the article's section
+// on this isolation (SwiftConcurrencyArticleTests), declared there once.
+typealias AppSettings = SwiftConcurrencyArticleTests.AppSettings
+typealias Greeter = SwiftConcurrencyArticleTests.Greeter
+typealias NotesStore = SwiftConcurrencyArticleTests.NotesStore
+typealias NotesViewModel = SwiftConcurrencyArticleTests.NotesViewModel
 
 /// An app module built with default main-actor isolation registers and resolves its own types.
 @Suite struct DefaultMainActorIsolationTests {
-    private func makeApp() -> Container {
-        let app = Container(name: "app")
-        app.register(AppSettings.self, lifetime: .singleton, mainActorFactory: { _ in AppSettings() })
-        app.register(Greeter.self, mainActorFactory: { r in Greeter(settings: try r.resolve()) })
-        app.register(NotesStore.self, lifetime: .eagerSingleton) { _ in try await NotesStore.open() }
-        app.register(NotesViewModel.self) { @MainActor r in
-            NotesViewModel(store: try await r.resolveAsync(), greeter: try r.resolve())
-        }
-        return app
-    }
+    /// The article's container of these types.
+    private func makeApp() -> Container { SwiftConcurrencyArticleTests().makeApp() }
 
     @Test func plainAppClassesResolveSynchronouslyOnTheMainActor() throws {
         let app = makeApp()

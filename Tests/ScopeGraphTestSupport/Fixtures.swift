@@ -92,6 +92,12 @@ extension ResolutionError.Kind {
 extension ResolutionError {
     /// The path as the type names and tags print: `["A", "B", "A"]`.
     package var pathDescriptions: [String] { path.map(\.description) }
+
+    /// Whether one suggestion names every one of `words` (the argument types of a registration,
+    /// say).
+    package func hasASuggestionNaming(_ words: String...) -> Bool {
+        suggestions.contains { suggestion in words.allSatisfy { suggestion.contains($0) } }
+    }
 }
 
 /// A weak reference that can be handed around and checked later.
@@ -100,4 +106,12 @@ package struct WeakProbe<Object: AnyObject>: @unchecked Sendable {
     package weak var object: Object?
     package init(_ object: Object?) { self.object = object }
     package var isFreed: Bool { object == nil }
+}
+
+/// Runs `onDeinit` when freed: an instance whose deinit does something (resolves, say) at
+/// whatever moment the container lets it go.
+package final class DeinitHook: Sendable {
+    private let onDeinit: @Sendable () -> Void
+    package init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+    deinit { onDeinit() }
 }

@@ -80,8 +80,7 @@ extension ProbeFixtures {
         let feature = root.makeChild(name: "feature")
         let vendor = Container(name: "vendor")
         let partner = vendor.makeChild(name: "partner")
-        feature.collaborate(with: partner)
-        partner.collaborate(with: feature)
+        feature.collaborateBothWays(with: partner)
         return (root, feature, vendor, partner)
     }
 }

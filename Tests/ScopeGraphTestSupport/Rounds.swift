@@ -66,3 +66,15 @@ package func runRounds(
     }
     return report
 }
+
+/// The usual stress test: `count` rounds under one `withAsyncWatchdog(seconds:)`, and an issue
+/// naming the rounds that failed (or the watchdog's, when the rounds hang).
+package func checkRounds(
+    _ count: Int, watchdog seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
+    _ round: @escaping @Sendable (Int) async throws -> [String]
+) async throws {
+    let report = try await withAsyncWatchdog(seconds: seconds, sourceLocation: sourceLocation) {
+        try await runRounds(count, round)
+    }
+    report?.expectNoFailures(sourceLocation: sourceLocation)
+}

@@ -1,6 +1,6 @@
 internal import Foundation
 package import ScopeGraph
-internal import Testing
+package import Testing
 
 /// An instance with an identity, whose `onShutdown` hooks the shutdown suites record.
 package final class ShutdownProbe: Sendable {
@@ -30,6 +30,19 @@ package final class ShutdownRecorder: Sendable {
 
     /// How many hook calls were recorded.
     package var count: Int { storage.withLock { $0.count } }
+
+    /// Whether the hooks that ran were exactly those of `instances`, in this order, once each
+    /// (compared by identity).
+    package func recorded(exactly instances: [ShutdownProbe]) -> Bool {
+        storage.withLock { records in
+            records.count == instances.count && zip(records, instances).allSatisfy { $0 === $1 }
+        }
+    }
+
+    /// Whether the hooks that ran were those of `instances`, once each, in any order.
+    package func recorded(onceEach instances: [ShutdownProbe]) -> Bool {
+        count == instances.count && instances.allSatisfy { count(of: $0) == 1 }
+    }
 
     /// How many hook calls were recorded for `instance` (by identity).
     package func count(of instance: ShutdownProbe) -> Int {
@@ -105,19 +118,42 @@ package func resolutionErrorKindAsync(_ body: () async throws -> Void) async -> 
 
 extension Container {
     /// Registers a `ShutdownProbe` under the tag `label`, built from the probes tagged
-    /// `dependencies` (resolved through the factory's resolver), whose hook records it.
+    /// `dependencies` (resolved through the factory's resolver), whose hook records it in
+    /// `recorder` (no hook when `recorder` is `nil`).
     @discardableResult
     package func registerShutdownProbe(
-        _ label: String, lifetime: Lifetime = .singleton, dependencies: [String] = [], recorder: ShutdownRecorder
+        _ label: String, lifetime: Lifetime = .singleton, dependencies: [String] = [], recorder: ShutdownRecorder?
     ) -> Registration<ShutdownProbe> {
-        register(ShutdownProbe.self, tag: ServiceTag(label), lifetime: lifetime) { r in
+        let registration = register(ShutdownProbe.self, tag: ServiceTag(label), lifetime: lifetime) { r in
             ShutdownProbe(label, try dependencies.map { try r.resolve(ShutdownProbe.self, tag: ServiceTag($0)) })
         }
-        .onShutdown { recorder.record($0) }
+        if let recorder { registration.onShutdown { recorder.record($0) } }
+        return registration
+    }
+
+    /// Registers a `ShutdownProbe` as `registerShutdownProbe` does and resolves it, so that it is
+    /// cached (and shut down) in this container; returns it.
+    @discardableResult
+    package func cacheShutdownProbe(
+        _ label: String, lifetime: Lifetime = .singleton, recorder: ShutdownRecorder?
+    ) throws -> ShutdownProbe {
+        registerShutdownProbe(label, lifetime: lifetime, recorder: recorder)
+        return try resolveProbe(label)
     }
 
     /// Resolves the `ShutdownProbe` tagged `label`.
     package func resolveProbe(_ label: String) throws -> ShutdownProbe {
         try resolve(ShutdownProbe.self, tag: ServiceTag(label))
+    }
+}
+
+/// Runs `body` under `withAsyncWatchdog(seconds:)` with a new `ShutdownRecorder` and a new
+/// container named `name`: the frame of most tests of the shutdown suites.
+package func withShutdownRecorder(
+    container name: String, seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable (_ recorder: ShutdownRecorder, _ container: Container) async throws -> Void
+) async throws {
+    _ = try await withAsyncWatchdog(seconds: seconds, sourceLocation: sourceLocation) {
+        try await body(ShutdownRecorder(), Container(name: name))
     }
 }

@@ -1,6 +1,7 @@
 package import Dispatch
 internal import Foundation
 package import ScopeGraph
+package import Testing
 
 /// A one-shot latch for async tests: `wait()` suspends (no thread blocks) until `open()`. A
 /// factory waits on one to stay "in progress" for as long as the test needs; the test waits on
@@ -205,4 +206,21 @@ package func awaitOutcomes<T: Sendable>(of tasks: [Task<Result<T, any Error>, Ne
     var results: [Result<T, any Error>] = []
     for task in tasks { results.append(await task.value) }
     return results
+}
+
+/// Runs `body(index)` in `count` child tasks at once, under `withAsyncWatchdog(seconds:)`, and
+/// returns what each returned, by index (`nil` when the watchdog fired); rethrows the first
+/// error a task threw.
+package func resultsOfTasks<T: Sendable>(
+    _ count: Int, seconds: Double = 30, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: @escaping @Sendable (Int) async throws -> T
+) async throws -> [Int: T]? {
+    try await withAsyncWatchdog(seconds: seconds, sourceLocation: sourceLocation) {
+        try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            for index in 0..<count { group.addTask { (index, try await body(index)) } }
+            var results: [Int: T] = [:]
+            for try await (index, value) in group { results[index] = value }
+            return results
+        }
+    }
 }

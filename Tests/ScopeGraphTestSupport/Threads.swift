@@ -183,4 +183,11 @@ package final class Rendezvous: Sendable {
         second.signal()
         return first.wait(timeout: .now() + timeout) == .success
     }
+
+    /// Arrives as the first party (`first`) or as the second, and appends to `met` whether the
+    /// other one came within `timeout` seconds.
+    package func arrive(first: Bool, timeout: Double = 5, recordingIn met: Guarded<[Bool]>) {
+        let arrived = first ? arriveFirst(timeout: timeout) : arriveSecond(timeout: timeout)
+        met.withLock { $0.append(arrived) }
+    }
 }

@@ -40,6 +40,22 @@ final class Holder: Sendable {
     }
 }
 
+/// A container "app" whose `String` is "real", for the overrides of a test to replace.
+func appWithARealString() -> Container {
+    let container = Container(name: "app")
+    container.register(String.self) { _ in "real" }
+    return container
+}
+
+/// A container named `name` with a real `API` and a `Profile` singleton that depends on it, as
+/// an app's composition root registers them.
+func containerWithTheRealAPI(named name: String) -> Container {
+    let container = Container(name: name)
+    container.register((any API).self) { _ in RealAPI() }
+    container.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
+    return container
+}
+
 /// A container with a real `API` and a `Profile` singleton that depends on it, with counters
 /// of how often each factory ran.
 struct ProfileFixture {
@@ -65,4 +81,32 @@ struct ProfileFixture {
 /// Main-actor state, like a view model's.
 @MainActor final class Screen {
     var title = ""
+}
+
+/// Suspends every caller of `arrive()` until `count` callers have arrived.
+actor AsyncGate {
+    private let count: Int
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) { self.count = count }
+
+    func arrive() async {
+        arrived += 1
+        if arrived >= count {
+            for continuation in waiting { continuation.resume() }
+            waiting = []
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
+
+/// `resultsOfTasks(count)`, each task given a gate that lets them all through together once
+/// all `count` have arrived at it (so that, say, all their scopes are active at once).
+func resultsOfTasksThatMeet<T: Sendable>(
+    _ count: Int, _ body: @escaping @Sendable (_ index: Int, _ gate: AsyncGate) async throws -> T
+) async throws -> [Int: T]? {
+    let gate = AsyncGate(count: count)
+    return try await resultsOfTasks(count) { try await body($0, gate) }
 }

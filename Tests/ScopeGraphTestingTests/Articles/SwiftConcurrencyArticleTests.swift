@@ -104,6 +104,9 @@ private struct Conversation: Sendable {
 
 @Test func mainActorFactories() async throws {
     let app = Container(name: "app")
+    // What the example prints, collected so that the test can check it.
+    let printed = Guarded<[String]>([])
+    func print(_ line: String) { printed.withLock { $0.append(line) } }
     app.register(Database.self, lifetime: .eagerSingleton) { _ in try await Database.open(at: "notes.sqlite") }
     app.register(NotesRepository.self) { r in NotesRepository(database: try r.resolve()) }
     app.register(
@@ -112,18 +115,25 @@ private struct Conversation: Sendable {
             NotesViewModel(repository: try r.resolve())
         })
     try await app.bootstrapAsync()
+    let database = try app.resolve(Database.self)  // hidden in the docs
 
     @MainActor func showNotes() throws {
         let viewModel = try app.resolve(NotesViewModel.self)  // on the main actor: runs the factory here
+        #expect(viewModel.repository.database === database)  // hidden in the docs
         print(viewModel.title)
     }
 
     func prefetchNotes() async throws {  // nonisolated: runs anywhere
         let viewModel = try await app.resolveAsync(NotesViewModel.self)  // the factory runs on the main actor
+        #expect(viewModel.repository.database === database)  // hidden in the docs
         print(await viewModel.title)
     }
     try await showNotes()
     try await prefetchNotes()
+    #expect(printed.current == ["Notes", "Notes"])
+    // Off the main actor, a synchronous resolve cannot run the factory (nothing is cached: graph).
+    let offMainActor = await runOnNewThread { resolutionErrorKind { _ = try app.resolve(NotesViewModel.self) } }
+    #expect(offMainActor == "requiresMainActor")
 }
 
 @Test func anAsyncFactoryIsolatedToTheMainActor() async throws {

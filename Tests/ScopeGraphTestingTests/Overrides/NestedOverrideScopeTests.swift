@@ -25,25 +25,19 @@ import Testing
         let text = Mutex("")
     }
 
-    @Test func aScopeEnteredInsideAFactoryAnswersTheFactorysResolves() throws {
+    /// Through the container or through the factory's own resolver.
+    @Test(arguments: [false, true])
+    func aScopeEnteredInsideAFactoryAnswersTheFactorysResolves(throughItsResolver: Bool) throws {
         let c = Container(name: "app")
         c.register(String.self) { _ in "real" }
-        c.register(Substring.self) { [unowned c] _ in
-            try c.withOverrides({ $0.register(String.self) { _ in "fake" } }) { Substring(try c.resolve(String.self)) }
+        c.register(Substring.self) { [unowned c] r in
+            try c.withOverrides({ $0.register(String.self) { _ in "fake" } }) {
+                Substring(throughItsResolver ? try r.resolve(String.self) : try c.resolve(String.self))
+            }
         }
         let answer = try c.resolve(Substring.self)
         #expect(answer == "fake")
         #expect(try c.resolve(String.self) == "real", "the scope ended with the factory")
-    }
-
-    @Test func aScopeEnteredInsideAFactoryAnswersResolvesThroughTheFactorysResolver() throws {
-        let c = Container(name: "app")
-        c.register(String.self) { _ in "real" }
-        c.register(Substring.self) { [unowned c] r in
-            try c.withOverrides({ $0.register(String.self) { _ in "fake" } }) { Substring(try r.resolve(String.self)) }
-        }
-        let answer = try c.resolve(Substring.self)
-        #expect(answer == "fake")
     }
 
     @Test func aScopeEnteredInsideAnOnResolvedBlockAnswersTheBlocksResolves() throws {

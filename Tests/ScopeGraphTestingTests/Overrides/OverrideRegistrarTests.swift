@@ -19,8 +19,7 @@ import Testing
     /// check what each lifetime does inside the scope.
     @Test(arguments: [Lifetime.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer])
     func anOverrideKeepsTheLifetimeItIsGiven(_ lifetime: Lifetime) {
-        let container = Container(name: "app")
-        container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
+        let container = Self.appWithARealWidget(.unique)
         var registration: Registration<Widget>?
         container.withOverrides {
             registration = $0.register(Widget.self, lifetime: lifetime) { _ in Widget("fake") }
@@ -41,11 +40,17 @@ import Testing
         }
     }
 
+    /// A container "app" whose real `Widget` has `lifetime`, for the overrides to replace.
+    private static func appWithARealWidget(_ lifetime: Lifetime) -> Container {
+        let container = Container(name: "app")
+        container.register(Widget.self, lifetime: lifetime) { _ in Widget("real") }
+        return container
+    }
+
     /// A `unique` override builds a new instance for every request, within one top-level
     /// resolve too.
     @Test func aUniqueOverrideBuildsANewInstanceForEveryRequest() throws {
-        let container = Container(name: "app")
-        container.register(Widget.self, lifetime: .singleton) { _ in Widget("real") }
+        let container = Self.appWithARealWidget(.singleton)
         let builds = Counter()
         try container.withOverrides(Self.countedFake(.unique, counting: builds)) {
             let pair = try container.resolve(WidgetPair.self)
@@ -61,8 +66,7 @@ import Testing
     /// A `graph` override is one instance for everything one top-level resolve builds, and a
     /// new one for the next top-level resolve.
     @Test func aGraphOverrideIsSharedWithinOneResolveAndBuiltAgainByTheNext() throws {
-        let container = Container(name: "app")
-        container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
+        let container = Self.appWithARealWidget(.unique)
         let builds = Counter()
         try container.withOverrides(Self.countedFake(.graph, counting: builds)) {
             let pair = try container.resolve(WidgetPair.self)
@@ -79,8 +83,7 @@ import Testing
     /// A `singleton` override is built once for the whole scope, whichever resolve asks, and
     /// built afresh by the next scope.
     @Test func aSingletonOverrideIsBuiltOncePerScope() throws {
-        let container = Container(name: "app")
-        container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
+        let container = Self.appWithARealWidget(.unique)
         let builds = Counter()
         let overrides = Self.countedFake(.singleton, counting: builds)
         let first = try container.withOverrides(overrides) {
@@ -98,8 +101,7 @@ import Testing
     /// A `weakSingleton` override is shared while someone holds it; the scope holds it weakly,
     /// so once the last strong reference goes, the next resolve runs the factory again.
     @Test func aWeakSingletonOverrideIsRebuiltAfterItsLastStrongReferenceGoes() throws {
-        let container = Container(name: "app")
-        container.register(Widget.self, lifetime: .unique) { _ in Widget("real") }
+        let container = Self.appWithARealWidget(.unique)
         let builds = Counter()
         try container.withOverrides(Self.countedFake(.weakSingleton, counting: builds)) {
             var held: Widget? = try container.resolve(Widget.self)
@@ -147,10 +149,7 @@ import Testing
         let container = Container(name: "app")
         let child = container.makeChild(name: "child")
         let realBuilds = Counter()
-        container.register(Widget.self, lifetime: .eagerSingleton) { _ in
-            realBuilds.increment()
-            return Widget("real")
-        }
+        container.register(Widget.self, lifetime: .eagerSingleton, counting: realBuilds) { Widget("real") }
         let fakeBuilds = Counter()
         try container.withOverrides {
             $0.register(Widget.self, lifetime: .eagerSingleton) { _ in
@@ -173,10 +172,7 @@ import Testing
     @Test func bootstrapInsideAScopeBuildsEagerSingletonsInTheScopeOnly() throws {
         let container = Container(name: "app")
         let builds = Counter()
-        container.register(Widget.self, lifetime: .eagerSingleton) { _ in
-            builds.increment()
-            return Widget("eager")
-        }
+        container.register(Widget.self, lifetime: .eagerSingleton, counting: builds) { Widget("eager") }
         let scoped = try container.withOverrides { _ in
         } operation: {
             try container.bootstrap()

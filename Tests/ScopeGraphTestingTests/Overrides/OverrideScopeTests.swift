@@ -95,8 +95,7 @@ import Testing
     }
 
     @Test func theInnermostOfNestedScopesWins() throws {
-        let container = Container(name: "app")
-        container.register(String.self) { _ in "real" }
+        let container = appWithARealString()
         container.register(Int.self) { _ in 0 }
         try container.withOverrides {
             $0.register(String.self) { _ in "outer" }
@@ -118,14 +117,23 @@ import Testing
         let feature = root.makeChild(name: "feature")
         root.register(String.self) { _ in "root" }
         feature.register(Int.self) { _ in 0 }
+        try Self.expectNestedScopesCombine(root: root, other: feature, from: feature, number: 7)
+    }
+
+    /// Overrides `String` on `root` and, inside that scope, `Int` (as `number`) on `other`;
+    /// expects both overrides to answer resolves from `feature`.
+    private static func expectNestedScopesCombine(
+        root: Container, other: Container, from feature: Container, number: Int,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         try root.withOverrides {
             $0.register(String.self) { _ in "fake root" }
         } operation: {
-            try feature.withOverrides {
-                $0.register(Int.self) { _ in 7 }
+            try other.withOverrides {
+                $0.register(Int.self) { _ in number }
             } operation: { () throws in
-                #expect(try feature.resolve(String.self) == "fake root")
-                #expect(try feature.resolve(Int.self) == 7)
+                #expect(try feature.resolve(String.self) == "fake root", sourceLocation: sourceLocation)
+                #expect(try feature.resolve(Int.self) == number, sourceLocation: sourceLocation)
             }
         }
     }
@@ -140,16 +148,7 @@ import Testing
         // Lookups from `feature` are memoized by these resolves; a scope must not use the memo.
         #expect(try feature.resolve(String.self) == "root")
         #expect(try feature.resolve(Int.self) == 0)
-        try root.withOverrides {
-            $0.register(String.self) { _ in "fake root" }
-        } operation: {
-            try partner.withOverrides {
-                $0.register(Int.self) { _ in 9 }
-            } operation: { () throws in
-                #expect(try feature.resolve(String.self) == "fake root")
-                #expect(try feature.resolve(Int.self) == 9)
-            }
-        }
+        try Self.expectNestedScopesCombine(root: root, other: partner, from: feature, number: 9)
     }
 
     @Test func anOverrideOnTheParentDoesNotBeatTheChildsOwnRegistration() throws {
@@ -165,8 +164,7 @@ import Testing
     }
 
     @Test func theScopeEndsWhenTheOperationThrows() throws {
-        let container = Container(name: "app")
-        container.register(String.self) { _ in "real" }
+        let container = appWithARealString()
         #expect(throws: Boom.self) {
             try container.withOverrides {
                 $0.register(String.self) { _ in "fake" }
@@ -179,8 +177,7 @@ import Testing
     }
 
     @Test func theAsyncScopeEndsWhenTheOperationThrows() async throws {
-        let container = Container(name: "app")
-        container.register(String.self) { _ in "real" }
+        let container = appWithARealString()
         await #expect(throws: Boom.self) {
             try await container.withOverrides {
                 $0.register(String.self) { _ in "fake" }
@@ -194,8 +191,7 @@ import Testing
     }
 
     @Test func childTasksInheritTheScopeAndDetachedTasksDoNot() async throws {
-        let container = Container(name: "app")
-        container.register(String.self) { _ in "real" }
+        let container = appWithARealString()
         let seen = try await container.withOverrides {
             $0.register(String.self) { _ in "fake" }
         } operation: {
@@ -212,8 +208,7 @@ import Testing
     }
 
     @Test func aCallbackOnAnotherThreadDoesNotSeeTheScope() throws {
-        let container = Container(name: "app")
-        container.register(String.self) { _ in "real" }
+        let container = appWithARealString()
         let seen = container.withOverrides {
             $0.register(String.self) { _ in "fake" }
         } operation: {
@@ -309,8 +304,7 @@ import Testing
     }
 
     @Test func overridesAreVisibleToResolveAllAndOptionalResolves() throws {
-        let container = Container(name: "app")
-        container.register(String.self) { _ in "real" }
+        let container = appWithARealString()
         container.register(String.self, tag: "other") { _ in "other" }
         try container.withOverrides {
             $0.register(String.self) { _ in "fake" }
@@ -332,8 +326,7 @@ import Testing
     }
 
     @Test func aPropertyWrapperContainerBindingAndOverridesWorkTogether() throws {
-        let container = Container(name: "app")
-        container.register(String.self) { _ in "real" }
+        let container = appWithARealString()
         let seen = try Container.$current.withValue(container) {
             try container.withOverrides {
                 $0.register(String.self) { _ in "fake" }
@@ -346,8 +339,7 @@ import Testing
 
     @MainActor @Test func aMainActorTestCanTouchItsStateInsideAnAsyncScope() async throws {
         let screen = Screen()
-        let container = Container(name: "app")
-        container.register(String.self) { _ in "real" }
+        let container = appWithARealString()
         try await container.withOverrides {
             $0.register(String.self) { _ in "fake" }
         } operation: {

@@ -17,32 +17,19 @@ import Testing
         let descriptionBefore = fixture.container.description
         let taskCount = 64
         // Every task enters its scope before any resolves, so all 64 scopes are active at once.
-        let gate = AsyncGate(count: taskCount)
-
-        let sightings = try await withAsyncWatchdog {
-            try await withThrowingTaskGroup(of: (Int, Sighting).self) { group in
-                for index in 0..<taskCount {
-                    group.addTask {
-                        let mine = "fake \(index)"
-                        let sighting = try await fixture.container.withOverrides({
-                            $0.register((any API).self) { _ in FakeAPI(mine) }
-                        }) {
-                            await gate.arrive()
-                            let first = try fixture.container.resolve(Profile.self)
-                            await Task.yield()
-                            let again = try fixture.container.resolve(Profile.self)
-                            let inChild = try await Task { try fixture.container.resolve(Profile.self) }.value
-                            return Sighting(
-                                first: first.api.name, afterSuspending: again.api.name,
-                                inChildTask: inChild.api.name,
-                                sameProfileThroughout: first === again && again === inChild)
-                        }
-                        return (index, sighting)
-                    }
-                }
-                var sightings: [Int: Sighting] = [:]
-                for try await (index, sighting) in group { sightings[index] = sighting }
-                return sightings
+        let sightings = try await resultsOfTasksThatMeet(taskCount) { index, gate in
+            let mine = "fake \(index)"
+            return try await fixture.container.withOverrides({
+                $0.register((any API).self) { _ in FakeAPI(mine) }
+            }) {
+                await gate.arrive()
+                let first = try fixture.container.resolve(Profile.self)
+                await Task.yield()
+                let again = try fixture.container.resolve(Profile.self)
+                let inChild = try await Task { try fixture.container.resolve(Profile.self) }.value
+                return Sighting(
+                    first: first.api.name, afterSuspending: again.api.name, inChildTask: inChild.api.name,
+                    sameProfileThroughout: first === again && again === inChild)
             }
         }
 
@@ -127,24 +114,5 @@ import Testing
         for (index, name) in names { #expect(name == "fake \(index)") }
         #expect(fixture.apiBuilds.value == 0)
         #expect(fixture.profileBuilds.value == threadCount)
-    }
-}
-
-/// Suspends every caller of `arrive()` until `count` callers have arrived.
-actor AsyncGate {
-    private let count: Int
-    private var arrived = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(count: Int) { self.count = count }
-
-    func arrive() async {
-        arrived += 1
-        if arrived >= count {
-            for continuation in waiting { continuation.resume() }
-            waiting = []
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
     }
 }

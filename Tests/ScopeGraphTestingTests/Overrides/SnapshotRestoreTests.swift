@@ -346,10 +346,7 @@ extension SnapshotRestoreTests {
     @Test func bootstrapAfterRestoreBuildsTheEagerSingletonAgain() throws {
         let container = Container(name: "c")
         let builds = Counter()
-        container.register(Widget.self, lifetime: .eagerSingleton) { _ in
-            builds.increment()
-            return Widget()
-        }
+        container.register(Widget.self, lifetime: .eagerSingleton, counting: builds) { Widget() }
         let snap = container.snapshot()
         try container.bootstrap()
         container.restore(snap)

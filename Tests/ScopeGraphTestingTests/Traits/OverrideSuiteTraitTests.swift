@@ -13,6 +13,28 @@ private enum SuiteFixture {
         container.register(String.self) { _ in "real" }
         return container
     }()
+
+    /// Expects the container to answer `String` with `string` and `Profile` with the suite's
+    /// fake API: the overrides in force, the suite's included.
+    static func expectOverrides(
+        string: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(try container.resolve(String.self) == string, sourceLocation: sourceLocation)
+        #expect(try container.resolve(Profile.self).api.name == "suite fake", sourceLocation: sourceLocation)
+    }
+
+    /// Expects case `number` to run in a scope of its own: the singleton `Counter` it resolves
+    /// is its own (a counter shared between cases, through one suite-wide scope or the
+    /// container's cache, would be incremented by several cases running in parallel).
+    static func expectAScopeOfItsOwn(case number: Int, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
+        let tally = try container.resolve(Counter.self)
+        #expect(tally.increment() == 1, "case \(number)", sourceLocation: sourceLocation)
+        await Task.yield()
+        #expect(try container.resolve(Counter.self) === tally, sourceLocation: sourceLocation)
+        #expect(tally.value == 1, "case \(number)", sourceLocation: sourceLocation)
+    }
 }
 
 /// Tests of this suite run in parallel (the default); each one, and each case of a
@@ -26,19 +48,12 @@ struct OverrideSuiteTraitTests {
     let container = SuiteFixture.container
 
     @Test func everyTestSeesTheSuitesOverride() throws {
-        #expect(try container.resolve(String.self) == "suite")
-        #expect(try container.resolve(Profile.self).api.name == "suite fake")
+        try SuiteFixture.expectOverrides(string: "suite")
     }
 
     @Test(arguments: 0..<16)
     func everyTestCaseGetsAScopeOfItsOwn(_ number: Int) async throws {
-        // A singleton shared between cases (one suite-wide scope, or the container's cache)
-        // would be incremented by several cases running in parallel.
-        let tally = try container.resolve(Counter.self)
-        #expect(tally.increment() == 1, "case \(number)")
-        await Task.yield()
-        #expect(try container.resolve(Counter.self) === tally)
-        #expect(tally.value == 1, "case \(number)")
+        try await SuiteFixture.expectAScopeOfItsOwn(case: number)
     }
 
     @Test(arguments: 0..<8)
@@ -52,8 +67,7 @@ struct OverrideSuiteTraitTests {
 
     @Test(.overrides(SuiteFixture.container) { $0.register(String.self) { _ in "test" } })
     func aTestsOwnOverrideNestsInsideTheSuites() throws {
-        #expect(try container.resolve(String.self) == "test")
-        #expect(try container.resolve(Profile.self).api.name == "suite fake")
+        try SuiteFixture.expectOverrides(string: "test")
     }
 
     @Test func aDetachedTaskEscapesTheSuitesScope() async throws {
@@ -64,35 +78,24 @@ struct OverrideSuiteTraitTests {
     /// The suite's trait applies to the tests of nested suites too, each test (and each case)
     /// in a scope of its own; a nested suite's own trait nests inside the outer suite's.
     @Suite struct NestedSuiteTests {
-        let container = SuiteFixture.container
-
         @Test func aNestedSuitesTestSeesTheOuterSuitesOverride() throws {
-            #expect(try container.resolve(String.self) == "suite")
-            #expect(try container.resolve(Profile.self).api.name == "suite fake")
+            try SuiteFixture.expectOverrides(string: "suite")
         }
 
         @Test(arguments: 0..<8)
         func everyCaseOfANestedSuiteGetsAScopeOfItsOwn(_ number: Int) async throws {
-            let tally = try container.resolve(Counter.self)
-            #expect(tally.increment() == 1, "case \(number)")
-            await Task.yield()
-            #expect(try container.resolve(Counter.self) === tally)
-            #expect(tally.value == 1, "case \(number)")
+            try await SuiteFixture.expectAScopeOfItsOwn(case: number)
         }
 
         @Suite(.overrides(SuiteFixture.container) { $0.register(String.self) { _ in "nested suite" } })
         struct WithATraitOfItsOwn {
-            let container = SuiteFixture.container
-
             @Test func theInnerSuitesOverrideWinsAndTheOuterSuitesStillApplies() throws {
-                #expect(try container.resolve(String.self) == "nested suite")
-                #expect(try container.resolve(Profile.self).api.name == "suite fake")
+                try SuiteFixture.expectOverrides(string: "nested suite")
             }
 
             @Test(.overrides(SuiteFixture.container) { $0.register(String.self) { _ in "test" } })
             func aTestsOwnOverrideNestsInsideBothSuites() throws {
-                #expect(try container.resolve(String.self) == "test")
-                #expect(try container.resolve(Profile.self).api.name == "suite fake")
+                try SuiteFixture.expectOverrides(string: "test")
             }
         }
     }

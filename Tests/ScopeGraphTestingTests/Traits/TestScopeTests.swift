@@ -6,12 +6,7 @@ import Testing
 /// One shared container, as an app's composition root would be: the tests below register
 /// fakes on it in their bodies, in parallel, and must never see each other's.
 private enum App {
-    static let root: Container = {
-        let container = Container(name: "app-root")
-        container.register((any API).self) { _ in RealAPI() }
-        container.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
-        return container
-    }()
+    static let root = containerWithTheRealAPI(named: "app-root")
 }
 
 /// `withTestScope` and the `.container(_:)` trait: plain `register` calls made by a test go into
@@ -159,25 +154,15 @@ private enum App {
         let fixture = ProfileFixture(name: "shared")
         let before = fixture.container.description
         let taskCount = 64
-        let gate = AsyncGate(count: taskCount)
-        let seen = try await withAsyncWatchdog {
-            try await withThrowingTaskGroup(of: (Int, [String]).self) { group in
-                for index in 0..<taskCount {
-                    group.addTask {
-                        try await fixture.container.withTestScope {
-                            fixture.container.register((any API).self) { _ in FakeAPI("fake \(index)") }
-                            await gate.arrive()
-                            let first = try fixture.container.resolve(Profile.self).api.name
-                            await Task.yield()
-                            fixture.container.register(Widget.self) { _ in Widget("widget \(index)") }
-                            let widget = try fixture.container.resolve(Widget.self).label
-                            return (index, [first, widget])
-                        }
-                    }
-                }
-                var seen: [Int: [String]] = [:]
-                for try await (index, names) in group { seen[index] = names }
-                return seen
+        let seen = try await resultsOfTasksThatMeet(taskCount) { index, gate in
+            try await fixture.container.withTestScope {
+                fixture.container.register((any API).self) { _ in FakeAPI("fake \(index)") }
+                await gate.arrive()
+                let first = try fixture.container.resolve(Profile.self).api.name
+                await Task.yield()
+                fixture.container.register(Widget.self) { _ in Widget("widget \(index)") }
+                let widget = try fixture.container.resolve(Widget.self).label
+                return [first, widget]
             }
         }
         let sightings = try #require(seen)

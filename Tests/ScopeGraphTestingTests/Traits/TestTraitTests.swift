@@ -3,12 +3,7 @@ import ScopeGraphTesting
 import Testing
 
 private enum Fixture {
-    static let container: Container = {
-        let container = Container(name: "fixture")
-        container.register((any API).self) { _ in RealAPI() }
-        container.register(Profile.self, lifetime: .singleton) { r in Profile(api: try r.resolve()) }
-        return container
-    }()
+    static let container = containerWithTheRealAPI(named: "fixture")
 }
 
 /// A container only `theCurrentContainerTraitOnlyBindsAndCapturesNothing` registers into.

@@ -10,7 +10,7 @@ import Testing
 /// nothing hangs, that a factory runs once per publication, that every waiter gets the
 /// published instance or an error meant for it, that nothing leaks, and that the next resolve
 /// after a failure builds again.
-@Suite struct AsyncCoordinationTests {
+@Suite struct AsyncCoordinationTests: ServiceFixtures {
     final class Slow: Sendable {
         let run: Int
         init(run: Int) { self.run = run }
@@ -21,16 +21,6 @@ import Testing
     final class Holder: Sendable {
         let slow: Slow
         init(slow: Slow) { self.slow = slow }
-    }
-
-    final class Left: @unchecked Sendable {
-        // @unchecked: `right` is set once by a block, before publication.
-        var right: Right?
-    }
-
-    final class Right: @unchecked Sendable {
-        // @unchecked: `left` is set once by a block, before publication.
-        var left: Left?
     }
 
     final class CtorLeft: Sendable {
@@ -79,6 +69,39 @@ import Testing
         try await AsyncReaderTests.abortIfWedged(seconds: seconds, what, sourceLocation: sourceLocation, work)
     }
 
+    /// Runs `body` with a new held build, bounded as `bounded(seconds: 10, what)`; the build's
+    /// gate is opened when the test ends, whatever happened.
+    static func withHeldBuild(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable (HeldBuild) async throws -> Void
+    ) async throws {
+        let held = HeldBuild()
+        defer { held.gate.open() }
+        _ = try await bounded(seconds: 10, what, sourceLocation: sourceLocation) { try await body(held) }
+    }
+
+    /// `withHeldBuild(what)`, with a container "root" in which `registerHeld` registered it.
+    static func withHeldRoot(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable (HeldBuild, Container) async throws -> Void
+    ) async throws {
+        try await withHeldBuild(what, sourceLocation: sourceLocation) { held in
+            let container = Container(name: "root")
+            registerHeld(held, in: container)
+            try await body(held, container)
+        }
+    }
+
+    /// Runs `body` with a new container "root", bounded as `bounded(seconds: 10, what)`.
+    static func boundedWithRoot(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable (Container) async throws -> Void
+    ) async throws {
+        _ = try await bounded(seconds: 10, what, sourceLocation: sourceLocation) {
+            try await body(Container(name: "root"))
+        }
+    }
+
     // MARK: Cancellation at each suspension point
 
     /// A requester cancelled while the build it handed off runs stops with
@@ -86,9 +109,7 @@ import Testing
     /// their own resolve) all get its one instance, the factory runs once, and the instance is
     /// freed with the container.
     @Test func aRequesterCancelledWhileItsHandedOffBuildRunsLeavesOneInstanceToEveryOtherWaiter() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "cancel during handed-off build") {
+        try await Self.withHeldBuild("cancel during handed-off build") { held in
             try await Self.cancelDuringHandedOffBuild(held)
             #expect(held.built.withLock { $0.allSatisfy(\.isFreed) })
         }
@@ -119,11 +140,7 @@ import Testing
     /// stops with `CancellationError`, and the build still publishes that very instance for
     /// the readers: the factory runs once.
     @Test func aRequesterCancelledAfterItsHandedOffBuildReturnedStillPublishesThatInstance() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "cancel after build returned") {
-            let container = Container(name: "root")
-            Self.registerHeld(held, in: container)
+        try await Self.withHeldRoot("cancel after build returned") { held, container in
             let got = Guarded<Slow?>(nil)
             let gotIt = AsyncLatch()
             container.register(Screen.self, lifetime: .unique) { r in
@@ -156,11 +173,7 @@ import Testing
     /// cancellation reaches it while it waits in `finishAsync` for the handed-off build of
     /// its group) still gets its instance: that wait is not cancellable.
     @Test func aRequesterCancelledWhileItWaitsForItsGroupToFinishStillGetsItsInstance() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "cancel in finishAsync") {
-            let container = Container(name: "root")
-            Self.registerHeld(held, in: container)
+        try await Self.withHeldRoot("cancel in finishAsync") { held, container in
             container.register(Screen.self, lifetime: .unique) { r in
                 let slow = try await r.resolveAsync(Slow.self)
                 withUnsafeCurrentTask { $0?.cancel() }
@@ -179,8 +192,7 @@ import Testing
     /// `CancellationError`; the other waiters get the one instance, the block and the factory
     /// run once.
     @Test func aRequesterCancelledWhileABlockOfItsGroupRunsLeavesTheInstanceToTheOthers() async throws {
-        try await Self.bounded(seconds: 10, "cancel during block") {
-            let container = Container(name: "root")
+        try await Self.boundedWithRoot("cancel during block") { container in
             let runs = Counter()
             let blocks = Counter()
             let gate = AsyncLatch()
@@ -303,9 +315,7 @@ import Testing
     /// `.containerShutDown` (never another waiter's cancellation), the factory never runs
     /// after the shutdown began, and the instance is freed.
     @Test func aShutdownWhileTasksWaitForABuildEndsEveryWaitAndStartsNoNewBuild() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "shutdown during build") {
+        try await Self.withHeldBuild("shutdown during build") { held in
             do {
                 let hooks = Counter()
                 let container = Container(name: "root")
@@ -336,9 +346,7 @@ import Testing
     /// with the instance (hook run) or `.containerShutDown`, and nothing the scope built is
     /// kept alive.
     @Test func aScopeEndingWhileItsSingletonIsBeingBuiltEndsEveryWait() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "withScope during build") {
+        try await Self.withHeldBuild("withScope during build") { held in
             let root = Container(name: "root")
             let hooks = Counter()
             let started = Guarded<[Task<Outcome<Slow>, Never>]>([])
@@ -373,9 +381,7 @@ import Testing
     /// cancellation or an instance), the failed instance is freed, and the next resolve builds
     /// again and publishes.
     @Test func aBlockThatThrowsForAnAsyncBuiltInstanceFailsEveryWaiterAndTheNextResolveBuildsAgain() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "throwing block") {
+        try await Self.withHeldBuild("throwing block") { held in
             let container = Container(name: "root")
             let blocks = Counter()
             Self.registerHeld(held, in: container).onResolved { _, _ in
@@ -406,11 +412,7 @@ import Testing
     /// at once (never wait, never an instance from another build), tasks get the one
     /// instance; after publication the threads read that same instance.
     @Test func threadsThatFindAnAsyncBuildUnderWayGetRequiresAsyncAndTheInstanceAfterwards() async throws {
-        let held = HeldBuild()
-        defer { held.gate.open() }
-        try await Self.bounded(seconds: 10, "threads during async build") {
-            let container = Container(name: "root")
-            Self.registerHeld(held, in: container)
+        try await Self.withHeldRoot("threads during async build") { held, container in
             let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
             await held.started.wait()
             let readers = await startTasks(4) { _ in try await container.resolveAsync(Holder.self).slow }
@@ -434,8 +436,7 @@ import Testing
     /// that one instance or `CancellationError` (only the cancelled ones), the factory runs
     /// once.
     @Test func tasksWaitingForASynchronousBuildOnAThreadGetItsInstance() async throws {
-        try await Self.bounded(seconds: 10, "tasks wait for a thread's build") {
-            let container = Container(name: "root")
+        try await Self.boundedWithRoot("tasks wait for a thread's build") { container in
             let runs = Counter()
             let started = DispatchSemaphore(value: 0)
             let release = DispatchSemaphore(value: 0)
@@ -477,8 +478,7 @@ import Testing
     /// cancelled: every live task gets the one instance, cancelled ones that one or
     /// `CancellationError`, each factory runs once.
     @Test func mainActorSingletonsResolvedFromManyTasksWithCancellationBuildOnce() async throws {
-        try await Self.bounded(seconds: 10, "main-actor singletons") {
-            let container = Container(name: "root")
+        try await Self.boundedWithRoot("main-actor singletons") { container in
             let asyncRuns = Counter()
             let syncRuns = Counter()
             let gate = AsyncLatch()

@@ -33,6 +33,13 @@ import Testing
             container.register(Asking<T>.self) { r in Asking(try await r.resolveAsync(T.self)) }
         }
 
+        /// A container "root" prepared for asking for `Slow` this way.
+        func rootPreparedForSlow() -> Container {
+            let container = Container(name: "root")
+            prepare(container, for: Slow.self)
+            return container
+        }
+
         /// Starts a task that asks for `T` this way; returns once it has asked and had time to
         /// begin waiting.
         func startWaiter<T: Sendable>(for type: T.Type, from container: Container) async
@@ -80,8 +87,7 @@ import Testing
     @Test(arguments: Asker.allCases)
     func aThousandTasksAwaitingOneAsyncSingletonGetOneInstanceFromOneBuild(asker: Asker) async throws {
         let count = 1000
-        let container = Container(name: "root")
-        asker.prepare(container, for: Slow.self)
+        let container = asker.rootPreparedForSlow()
         let runs = Counter()
         let asked = Counter()
         container.register(Slow.self, lifetime: .singleton) { _ in
@@ -143,8 +149,7 @@ import Testing
     /// once.
     @Test(arguments: Asker.allCases)
     func cancellingAWaiterEndsItsWaitWithCancellationErrorAndTheBuildGoesOn(asker: Asker) async throws {
-        let container = Container(name: "root")
-        asker.prepare(container, for: Slow.self)
+        let container = asker.rootPreparedForSlow()
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
@@ -210,18 +215,13 @@ import Testing
         defer { gate.open() }
         let starter = Task { try await container.resolveAsync(Slow.self) }
         guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
-        let asked = Counter()
-        let bystander = Task {
-            asked.increment()
-            return try await container.resolveAsync(Slow.self)
-        }
-        await waitUntil { asked.value == 1 }
-        await letTasksSettle()
+        // A task that waits for the build, started and settled before the starter is cancelled.
+        let bystander = await startTasks(1) { _ in try await container.resolveAsync(Slow.self) }[0]
         starter.cancel()
         let cancelled = try await withAsyncWatchdog(seconds: 5) { await starter.result }
         #expect(!gate.isOpen, "the starter's outcome came while the build was still held")
         gate.open()
-        let instance = try await withAsyncWatchdog(seconds: 10) { try await bystander.value }
+        let instance = try await withAsyncWatchdog(seconds: 10) { try await bystander.value.get() }
         if let cancelled {
             #expect(outcomeName(cancelled) == "CancellationError")
         }
@@ -237,8 +237,7 @@ import Testing
     @Test(arguments: Asker.allCases)
     func aFailedBuildGivesEveryWaiterItsErrorAndTheNextResolveBuildsAgain(asker: Asker) async throws {
         let waiters = 10
-        let container = Container(name: "root")
-        asker.prepare(container, for: Slow.self)
+        let container = asker.rootPreparedForSlow()
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
@@ -289,8 +288,7 @@ import Testing
     /// waited for it builds the instance itself, and the thread gets its own factory's error.
     @Test(arguments: Asker.allCases)
     func aTaskWaitingForAThreadsFailedBuildBuildsTheInstanceItself(asker: Asker) async throws {
-        let container = Container(name: "root")
-        asker.prepare(container, for: Slow.self)
+        let container = asker.rootPreparedForSlow()
         let runs = Counter()
         let threadBuilding = Counter()
         let release = DispatchSemaphore(value: 0)

@@ -7,18 +7,9 @@ import Testing
 /// every kind of registration, and the rules async registrations share with synchronous ones:
 /// dependencies join the resolve, owner-rooted singletons, `onResolved` order and cycles broken
 /// by blocks, and nothing cached after a failure.
-@Suite struct AsyncFactoryTests {
+@Suite struct AsyncFactoryTests: ServiceFixtures {
     final class Thing: Sendable {}
-    final class Dep: Sendable {}
     final class Leaf: Sendable {}
-    final class Pair: Sendable {
-        let first: Dep
-        let second: Dep
-        init(first: Dep, second: Dep) {
-            self.first = first
-            self.second = second
-        }
-    }
     final class Config: Sendable {
         let label: String
         init(_ label: String) { self.label = label }
@@ -36,8 +27,8 @@ import Testing
         init(_ text: String) { self.text = text }
     }
     @MainActor final class Screen {
-        let dep: Dep
-        init(dep: Dep) { self.dep = dep }
+        let dep: Shared
+        init(dep: Shared) { self.dep = dep }
     }
     final class Middle: Sendable {
         let leaf: Leaf
@@ -45,8 +36,8 @@ import Testing
     }
     final class Top: Sendable {
         let middle: Middle
-        let dep: Dep
-        init(middle: Middle, dep: Dep) {
+        let dep: Shared
+        init(middle: Middle, dep: Shared) {
             self.middle = middle
             self.dep = dep
         }
@@ -88,10 +79,10 @@ import Testing
     @Test func anAsyncGraphFactoryIsSharedWithinOneResolveAndBuiltAgainForTheNext() async throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(Dep.self, lifetime: .graph) { _ in
+        container.register(Shared.self, lifetime: .graph) { _ in
             try await Task.sleep(for: .milliseconds(1))
             runs.increment()
-            return Dep()
+            return Shared()
         }
         container.register(Pair.self, lifetime: .unique) { r in
             Pair(first: try await r.resolveAsync(), second: try await r.resolveAsync())
@@ -211,14 +202,11 @@ import Testing
         let container = Container(name: "root")
         let uniqueRuns = Counter()
         container.register(Thing.self, lifetime: .singleton) { _ in Thing() }
-        container.register(Dep.self, lifetime: .unique) { _ in
-            uniqueRuns.increment()
-            return Dep()
-        }
-        let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (Thing, Dep, Dep) in
+        container.register(Shared.self, lifetime: .unique, counting: uniqueRuns) { Shared() }
+        let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (Thing, Shared, Shared) in
             (
-                try await container.resolveAsync(Thing.self), try await container.resolveAsync(Dep.self),
-                try await container.resolveAsync(Dep.self)
+                try await container.resolveAsync(Thing.self), try await container.resolveAsync(Shared.self),
+                try await container.resolveAsync(Shared.self)
             )
         }
         guard let (thing, firstDep, secondDep) = outcome else { return }
@@ -259,9 +247,9 @@ import Testing
     @Test func aMainActorIsolatedAsyncFactoryRunsOnTheMainActor() async throws {
         let container = Container(name: "root")
         let onMainActor = Guarded<[Bool]>([])
-        container.register(Dep.self) { _ in Dep() }
+        container.register(Shared.self) { _ in Shared() }
         container.register(Screen.self) { @MainActor r in
-            let dep: Dep = try await r.resolveAsync()
+            let dep: Shared = try await r.resolveAsync()
             onMainActor.withLock { $0.append(MainActorProbe.isOnMainActor) }
             return Screen(dep: dep)
         }
@@ -286,21 +274,18 @@ import Testing
         let container = Container(name: "root")
         let runs = Counter()
         if asyncDependency {
-            container.register(Dep.self, lifetime: .graph) { _ in
+            container.register(Shared.self, lifetime: .graph) { _ in
                 try await Task.sleep(for: .milliseconds(1))
                 runs.increment()
-                return Dep()
+                return Shared()
             }
         } else {
-            container.register(Dep.self, lifetime: .graph) { _ in
-                runs.increment()
-                return Dep()
-            }
+            container.register(Shared.self, lifetime: .graph, counting: runs) { Shared() }
         }
         container.register(Pair.self, lifetime: .unique) { r in
-            let first: Dep = try await r.resolveAsync()
+            let first: Shared = try await r.resolveAsync()
             try await Task.sleep(for: .milliseconds(1))
-            let second: Dep = try r.resolve()
+            let second: Shared = try r.resolve()
             return Pair(first: first, second: second)
         }
         let pair = try await withAsyncWatchdog(seconds: 10) { try await container.resolveAsync(Pair.self) }
@@ -350,43 +335,20 @@ import Testing
 
     /// `onResolved` blocks of async-built instances run after the outermost factory returned and
     /// before `resolveAsync` returns, in the order the factories finished (dependencies first).
-    @Test func blocksOfAsyncBuiltGraphInstancesRunInFactoryFinishOrder() async throws {
+    /// With async singletons among them, a singleton's blocks run with the others at the end of
+    /// the top-level resolve, and not again when the next resolve takes it from the cache.
+    @Test(arguments: [Lifetime.graph, .singleton])
+    func blocksOfAsyncBuiltInstancesRunInFactoryFinishOrder(lifetimeOfLeafAndMiddle lifetime: Lifetime) async throws {
         let container = Container(name: "root")
         let log = EventLog()
-        container.register(Leaf.self) { _ in
+        container.register(Leaf.self, lifetime: lifetime) { _ in
             try await Task.sleep(for: .milliseconds(1))
             return Leaf()
         }.onResolved { _, _ in log.record("Leaf") }
-        container.register(Middle.self) { r in
+        container.register(Middle.self, lifetime: lifetime) { r in
             Middle(leaf: try await r.resolveAsync())
         }.onResolved { _, _ in log.record("Middle") }
-        container.register(Dep.self) { _ in Dep() }.onResolved { _, _ in log.record("Dep") }
-        container.register(Top.self) { r in
-            let top = Top(middle: try await r.resolveAsync(), dep: try r.resolve())
-            log.record("Top factory returns")
-            return top
-        }.onResolved { _, _ in log.record("Top") }
-        let events = try await withAsyncWatchdog(seconds: 10) { () -> [String] in
-            _ = try await container.resolveAsync(Top.self)
-            return log.events
-        }
-        #expect(events == ["Top factory returns", "Leaf", "Middle", "Dep", "Top"])
-    }
-
-    /// The same order when async singletons are among the instances: a singleton's blocks run
-    /// with the others at the end of the top-level resolve, and not again when it is taken from
-    /// the cache by the next resolve.
-    @Test func blocksOfAsyncBuiltSingletonsRunInFactoryFinishOrderOnce() async throws {
-        let container = Container(name: "root")
-        let log = EventLog()
-        container.register(Leaf.self, lifetime: .singleton) { _ in
-            try await Task.sleep(for: .milliseconds(1))
-            return Leaf()
-        }.onResolved { _, _ in log.record("Leaf") }
-        container.register(Middle.self, lifetime: .singleton) { r in
-            Middle(leaf: try await r.resolveAsync())
-        }.onResolved { _, _ in log.record("Middle") }
-        container.register(Dep.self) { _ in Dep() }.onResolved { _, _ in log.record("Dep") }
+        container.register(Shared.self) { _ in Shared() }.onResolved { _, _ in log.record("Shared") }
         container.register(Top.self) { r in
             let top = Top(middle: try await r.resolveAsync(), dep: try r.resolve())
             log.record("Top factory returns")
@@ -399,8 +361,12 @@ import Testing
             return [first, Array(log.events.dropFirst(first.count))]
         }
         guard let events else { return }
-        #expect(events[0] == ["Top factory returns", "Leaf", "Middle", "Dep", "Top"])
-        #expect(events[1] == ["Top factory returns", "Dep", "Top"])
+        #expect(events[0] == ["Top factory returns", "Leaf", "Middle", "Shared", "Top"])
+        if lifetime == .singleton {
+            #expect(events[1] == ["Top factory returns", "Shared", "Top"])
+        } else {
+            #expect(events[1] == events[0], "graph instances are built again, and their blocks run again")
+        }
     }
 
     /// A property cycle through async factories (A's async factory takes B; B's block resolves
@@ -478,14 +444,14 @@ import Testing
         let container = Container(name: "root")
         let runs = Counter()
         let depRuns = Counter()
-        container.register(Dep.self, lifetime: .singleton) { _ in
+        container.register(Shared.self, lifetime: .singleton) { _ in
             await Task.yield()
             depRuns.increment()
-            return Dep()
+            return Shared()
         }
         container.register(Thing.self, lifetime: .singleton) { r in
             let run = runs.increment()
-            _ = try await r.resolveAsync(Dep.self)
+            _ = try await r.resolveAsync(Shared.self)
             try await Task.sleep(for: .milliseconds(1))
             if run == 1 { throw Boom("first build") }
             return Thing()

@@ -70,6 +70,15 @@ import Testing
         }
     }
 
+    /// A container named "root" whose `Slow` is held open by a new `HeldBuild` (registered
+    /// with `registerHeld`); open the build's gate when the test ends.
+    static func heldRoot(lifetime: Lifetime = .singleton) -> (container: Container, held: HeldBuild) {
+        let container = Container(name: "root")
+        let held = HeldBuild()
+        registerHeld(held, in: container, lifetime: lifetime)
+        return (container, held)
+    }
+
     /// Registers `Slow` with an async factory whose first run waits for `held.gate`.
     @discardableResult
     static func registerHeld(
@@ -91,9 +100,7 @@ import Testing
     /// are woken when that build ends, look again, and all get one instance of the new
     /// registration, built once.
     @Test func readersWaitingWhileTheRegistrationIsReplacedGetOneInstanceOfTheNewOne() async throws {
-        let container = Container(name: "root")
-        let held = HeldBuild()
-        Self.registerHeld(held, in: container)
+        let (container, held) = Self.heldRoot()
         defer { held.gate.open() }
         let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
         guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
@@ -140,9 +147,7 @@ import Testing
     /// published); for a `perContainer` instance, one instance that the container then holds.
     @Test(arguments: [Lifetime.singleton, .perContainer])
     func readersWaitingDuringACacheResetGetAnInstanceTheContainerThenHolds(lifetime: Lifetime) async throws {
-        let container = Container(name: "root")
-        let held = HeldBuild()
-        Self.registerHeld(held, in: container, lifetime: lifetime)
+        let (container, held) = Self.heldRoot(lifetime: lifetime)
         defer { held.gate.open() }
         let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
         guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
@@ -381,11 +386,8 @@ import Testing
         let started = AsyncLatch()
         let gate = AsyncLatch()
         defer { gate.open() }
-        container.register(English.self, lifetime: .singleton) { _ in
-            runs.increment()
-            started.open()
-            await gate.wait()
-            return English()
+        container.registerHeldOpen(English.self, lifetime: .singleton, runs: runs, started: started, gate: gate) {
+            English()
         }.implements((any Greeter).self)
         let requester = Task { () -> Outcome<English> in
             if requesterAsksForTheProtocol {
@@ -461,9 +463,7 @@ import Testing
     /// With a trace active, tasks asking for an instance being built take the full async path
     /// (not the reader's): they still get the one instance, built once, and are traced.
     @Test func readersUnderATraceTakeTheFullPathAndGetTheOneInstance() async throws {
-        let container = Container(name: "root")
-        let held = HeldBuild()
-        Self.registerHeld(held, in: container)
+        let (container, held) = Self.heldRoot()
         defer { held.gate.open() }
         let events = Counter()
         let sink: @Sendable (ResolutionTrace.Event) -> Void = { _ in events.increment() }
@@ -521,13 +521,9 @@ import Testing
         let runs = Counter()
         let building = Counter()
         let release = DispatchSemaphore(value: 0)
-        container.register(Slow.self, lifetime: .singleton) { _ in
-            let run = runs.increment()
-            guard run == 1 else { return Slow(run: run) }
-            building.increment()
-            blockCallingThread(on: release, atMost: 10)
-            throw Boom("thread")
-        }
+        container.registerFirstBuildHeldThenFailing(
+            Slow.self, runs: runs, started: building, gate: release, atMost: 10, throwing: Boom("thread"),
+            Slow.init(run:))
         defer { release.signal() }
         let thread = Task { await runOnNewThread { Result { try container.resolve(Slow.self) } } }
         await waitUntil { building.value == 1 }
@@ -547,9 +543,7 @@ import Testing
     /// The task whose request started a build is cancelled while readers wait: it gets
     /// `CancellationError`, the build goes on, and the readers get its instance.
     @Test func readersOfABuildWhoseRequesterWasCancelledGetItsInstance() async throws {
-        let container = Container(name: "root")
-        let held = HeldBuild()
-        Self.registerHeld(held, in: container)
+        let (container, held) = Self.heldRoot()
         defer { held.gate.open() }
         let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
         guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
@@ -588,9 +582,8 @@ import Testing
     func waitersCancelledWhileTheBuildIsPublishedLeaveNothingBehind(asker: Asker) async throws {
         let rounds = 20
         let watched = Guarded<[WeakProbe<Container>]>([])
-        let report = try await Self.abortIfWedged(seconds: 20, "\(asker) waiters cancelled during a wake") {
-            () -> RoundsReport in
-            return try await runRounds(rounds) { round in
+        try await Self.abortIfWedged(seconds: 20, "\(asker) waiters cancelled during a wake") {
+            try await runRounds(rounds) { round in
                 var problems: [String] = []
                 let container = Container(name: "round \(round)")
                 watched.withLock { $0.append(WeakProbe(container)) }
@@ -629,10 +622,8 @@ import Testing
                 }
                 if held.runs.value != 1 { problems.append("\(held.runs.value) runs") }
                 return problems
-            }
+            }.expectNoFailures()
         }
-        guard let report else { return }
-        report.expectNoFailures()
         let freed = await waitUntil(atMost: 5) { watched.withLock { $0.allSatisfy(\.isFreed) } }
         #expect(freed, "a container was kept alive")
     }
@@ -643,9 +634,9 @@ import Testing
     /// cancellation); a cancelled one may also get `CancellationError`; nobody hangs.
     @Test func randomlyCancelledReadersOfRandomlyFailingBuildsGetOnlyTheirBuildsOutcome() async throws {
         let rounds = 120
-        let report = try await Self.abortIfWedged(seconds: 20, "randomly cancelled readers") { () -> RoundsReport in
+        try await Self.abortIfWedged(seconds: 20, "randomly cancelled readers") {
             var generator = Reliability.SplitMix64(seed: 0x5EED_0042)
-            return await runRounds(rounds) { round in
+            await runRounds(rounds) { round in
                 var problems: [String] = []
                 let fails = generator.chance(40)
                 let container = Container(name: "round \(round)")
@@ -697,19 +688,17 @@ import Testing
                     problems.append("\(held.runs.value) runs (\(who))")
                 }
                 return problems
-            }
+            }.expectNoFailures()
         }
-        guard let report else { return }
-        report.expectNoFailures()
     }
 
     /// Registrations replaced, removed or reset at random while readers wait, over many
     /// rounds: every reader ends with an instance or `.notRegistered`, and none hangs.
     @Test func readersRacingWithRandomRegistrationChangesNeverHang() async throws {
         let rounds = 100
-        let report = try await withAsyncWatchdog(seconds: 20) { () -> RoundsReport in
+        try await withAsyncWatchdog(seconds: 20) {
             var generator = Reliability.SplitMix64(seed: 0xC0FF_EE01)
-            return await runRounds(rounds) { round in
+            await runRounds(rounds) { round in
                 var problems: [String] = []
                 let root = Container(name: "root")
                 let child = root.makeChild(name: "child")
@@ -739,10 +728,8 @@ import Testing
                 }
                 withExtendedLifetime(all) {}
                 return problems
-            }
+            }.expectNoFailures()
         }
-        guard let report else { return }
-        report.expectNoFailures()
     }
 
     // MARK: Errors of other resolves
@@ -759,10 +746,7 @@ import Testing
         let partBuilt = AsyncLatch()
         let gate = AsyncLatch()
         defer { gate.open() }
-        container.register(Part.self, lifetime: .singleton) { _ in
-            partRuns.increment()
-            return Part()
-        }.onResolved { _, _ in }
+        container.register(Part.self, lifetime: .singleton, counting: partRuns) { Part() }.onResolved { _, _ in }
         container.register(Whole.self) { r in
             let part = try await r.resolveAsync(Part.self)
             partBuilt.open()
@@ -792,10 +776,7 @@ import Testing
         let container = Container(name: "root")
         let partRuns = Counter()
         let partBuilt = AsyncLatch()
-        container.register(Part.self, lifetime: .singleton) { _ in
-            partRuns.increment()
-            return Part()
-        }
+        container.register(Part.self, lifetime: .singleton, counting: partRuns) { Part() }
         container.register(Whole.self) { r in
             let part = try await r.resolveAsync(Part.self)
             partBuilt.open()

@@ -144,10 +144,7 @@ import Testing
         let cacheRuns = Counter()
         let childDone = AsyncLatch()
         let gate = AsyncLatch()
-        container.register(Pool.self, lifetime: .singleton) { _ in
-            poolRuns.increment()
-            return Pool()
-        }
+        container.register(Pool.self, lifetime: .singleton, counting: poolRuns) { Pool() }
         container.register(Front.self, lifetime: .singleton) { r in
             cacheRuns.increment()
             async let pool: Pool = r.resolveAsync()
@@ -175,12 +172,8 @@ import Testing
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
-        container.register(Pool.self, lifetime: .singleton) { _ in
-            runs.increment()
-            started.open()
-            await gate.wait(atMost: 5)
-            return Pool()
-        }
+        container.registerHeldOpen(Pool.self, lifetime: .singleton, runs: runs, started: started, gate: gate, atMost: 5)
+        { Pool() }
         container.register(Front.self) { r in
             async let pool: Pool = r.resolveAsync()
             _ = try await pool
@@ -188,17 +181,12 @@ import Testing
         }
         let starter = Task { try await container.resolveAsync(Front.self) }
         guard try await withAsyncWatchdog(seconds: 5, { await started.wait() }) != nil else { return }
-        let asked = Counter()
-        let bystander = Task {
-            asked.increment()
-            return try await container.resolveAsync(Pool.self)
-        }
-        await waitUntil { asked.value == 1 }
-        await letTasksSettle()
+        // A task that waits for the build, started and settled before the starter is cancelled.
+        let bystander = await startTasks(1) { _ in try await container.resolveAsync(Pool.self) }[0]
         starter.cancel()
         _ = try await withAsyncWatchdog(seconds: 5) { await starter.result }
         gate.open()
-        let pool = try await withAsyncWatchdog(seconds: 5) { try await bystander.value }
+        let pool = try await withAsyncWatchdog(seconds: 5) { try await bystander.value.get() }
         guard let pool else { return }
         #expect(runs.value == 1)
         #expect(try container.resolve(Pool.self) === pool)

@@ -74,10 +74,7 @@ import Testing
                 return Store()
             }
         } else {
-            container.register(Store.self, lifetime: .singleton) { _ in
-                builds.increment()
-                return Store()
-            }
+            container.register(Store.self, lifetime: .singleton, counting: builds) { Store() }
         }
         container.register(Feed.self) { r in
             try await Task.sleep(for: .milliseconds(10))

@@ -110,10 +110,9 @@ import Testing
         #expect(seenByFactory.current == ["inside the call, on the main actor", "inside the call, on the main actor"])
     }
 
-    /// A synchronous resolve off the main actor (from a detached task) throws
-    /// `.requiresMainActor` with the path to the main-actor registration, and a description
-    /// that names `resolveAsync`; the factory does not run.
-    @Test func aSynchronousResolveFromADetachedTaskThrowsRequiresMainActor() async throws {
+    /// A container whose `Presenter` (synchronous factory) needs a `Screen` with a main-actor
+    /// factory, whose runs are counted.
+    static func presenterOfAMainActorScreen() -> (container: Container, screenRuns: Counter) {
         let container = Container(name: "root")
         let runs = Counter()
         container.register(
@@ -123,6 +122,14 @@ import Testing
                 return Screen()
             })
         container.register(Presenter.self) { r in Presenter(screen: try r.resolve()) }
+        return (container, runs)
+    }
+
+    /// A synchronous resolve off the main actor (from a detached task) throws
+    /// `.requiresMainActor` with the path to the main-actor registration, and a description
+    /// that names `resolveAsync`; the factory does not run.
+    @Test func aSynchronousResolveFromADetachedTaskThrowsRequiresMainActor() async throws {
+        let (container, runs) = Self.presenterOfAMainActorScreen()
         let error = try await withAsyncWatchdog(seconds: 10) {
             await Task.detached { syncResolutionError { _ = try container.resolve(Presenter.self) } }.value
         }
@@ -138,15 +145,7 @@ import Testing
     /// while the main actor is busy: it never waits for the main thread (the main actor is
     /// held until the resolve has returned).
     @Test func aSynchronousResolveOnABackgroundThreadNeverWaitsForTheMainActor() async throws {
-        let container = Container(name: "root")
-        let runs = Counter()
-        container.register(
-            Screen.self,
-            mainActorFactory: { _ in
-                runs.increment()
-                return Screen()
-            })
-        container.register(Presenter.self) { r in Presenter(screen: try r.resolve()) }
+        let (container, runs) = Self.presenterOfAMainActorScreen()
         let release = DispatchSemaphore(value: 0)
         let mainActorHeld = AsyncLatch()
         let holder = Task { @MainActor in

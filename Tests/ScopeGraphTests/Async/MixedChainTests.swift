@@ -43,9 +43,8 @@ import Testing
         init(databaseLifetime: Lifetime) {
             let configRuns = configRuns
             let databaseRuns = databaseRuns
-            container.register(Config.self, lifetime: .singleton) { _ in
-                configRuns.increment()
-                return Config(databasePath: "/tmp/app.sqlite")
+            container.register(Config.self, lifetime: .singleton, counting: configRuns) {
+                Config(databasePath: "/tmp/app.sqlite")
             }
             container.register(Database.self, lifetime: databaseLifetime) { r in
                 databaseRuns.increment()

@@ -98,12 +98,7 @@ import Testing
         let runs = Counter()
         let started = AsyncLatch()
         let gate = AsyncLatch()
-        container.register(B.self, lifetime: .singleton) { _ in
-            runs.increment()
-            started.open()
-            await gate.wait()
-            return B()
-        }
+        container.registerHeldOpen(B.self, lifetime: .singleton, runs: runs, started: started, gate: gate) { B() }
         container.register(A.self) { r in A(b: try r.resolve()) }
         defer { gate.open() }
         let builder = Task { try await container.resolveAsync(B.self) }
@@ -246,10 +241,9 @@ import Testing
         let runs = Counter()
         let linkedRuns = Counter()
         Self.registerAsyncB(in: container, lifetime: .singleton, runs: runs)
-        container.register(Linked.self, lifetime: .singleton) { _ in
-            linkedRuns.increment()
-            return Linked()
-        }.onResolved { r, linked in linked.b = try r.resolve(B.self) }
+        container.register(Linked.self, lifetime: .singleton, counting: linkedRuns) { Linked() }.onResolved {
+            r, linked in linked.b = try r.resolve(B.self)
+        }
         let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (Result<Linked, any Error>, Bool) in
             let failed = await Result { try await container.resolveAsync(Linked.self) }
             let b = try await container.resolveAsync(B.self)

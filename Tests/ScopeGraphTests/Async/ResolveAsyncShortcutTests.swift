@@ -7,23 +7,21 @@ import Testing
 /// it behaves as the async path does: blocks, `graph` sharing, the errors of what it reaches,
 /// joining the resolve of an async factory that asks, exactly-once builds; and that the
 /// factory runs where the caller does.
-@Suite struct ResolveAsyncShortcutTests {
-    final class Config: Sendable {}
+@Suite struct ResolveAsyncShortcutTests: ServiceFixtures {
     final class Store: Sendable {}
-    final class Node: Sendable {}
-    final class Pair: Sendable {
-        let left: Node
-        let right: Node
-        init(_ left: Node, _ right: Node) {
-            self.left = left
-            self.right = right
-        }
-    }
     final class Handler: @unchecked Sendable {
         // @unchecked: `config` is set once, by an onResolved block, before the resolve returns.
         var config: Config?
     }
     @MainActor final class Screen {}
+
+    /// A container whose `Store` singleton has a synchronous factory counting its runs.
+    static func countedStoreSingleton() -> (container: Container, runs: Counter) {
+        let container = Container(name: "app")
+        let runs = Counter()
+        container.register(Store.self, lifetime: .singleton, counting: runs) { Store() }
+        return (container, runs)
+    }
 
     @Test func aSynchronousTransientIsNewEachTimeAndItsBlocksRunBeforeItIsReturned() async throws {
         let container = Container(name: "app")
@@ -40,14 +38,14 @@ import Testing
 
     @Test func aGraphRegistrationSharesItsGraphInstancesWithinTheResolve() async throws {
         let container = Container(name: "app")
-        container.register(Node.self, lifetime: .graph) { _ in Node() }
-        container.register(Pair.self, lifetime: .graph) { r in Pair(try r.resolve(), try r.resolve()) }
+        container.register(Shared.self, lifetime: .graph) { _ in Shared() }
+        container.register(Pair.self, lifetime: .graph) { r in Pair(first: try r.resolve(), second: try r.resolve()) }
 
         let first = try await container.resolveAsync(Pair.self)
         let second = try await container.resolveAsync(Pair.self)
 
-        #expect(first.left === first.right)
-        #expect(first.left !== second.left)
+        #expect(first.first === first.second)
+        #expect(first.first !== second.first)
     }
 
     @Test func aSynchronousFactoryReachingAnUnbuiltAsyncSingletonThrowsRequiresAsyncUntilItIsBuilt() async throws {
@@ -58,7 +56,7 @@ import Testing
         }
         container.register(Pair.self, lifetime: .unique) { r in
             _ = try r.resolve(Store.self)
-            return Pair(Node(), Node())
+            return Pair(first: Shared(), second: Shared())
         }
 
         let before = await Result { try await container.resolveAsync(Pair.self) }
@@ -72,13 +70,10 @@ import Testing
     @Test func aSynchronousFactoryReachingAMainActorFactoryOffTheMainActorThrowsRequiresMainActor() async throws {
         let container = Container(name: "app")
         container.register(Screen.self, lifetime: .unique) { @MainActor _ in Screen() }
-        container.register(Node.self, lifetime: .unique) { r in
-            _ = try r.resolve(Screen.self)
-            return Node()
-        }
+        container.register(Shared.self, lifetime: .unique, needing: Screen.self) { Shared() }
 
         let outcome = try await withAsyncWatchdog {
-            await Task.detached { outcomeName(await Result { try await container.resolveAsync(Node.self) }) }.value
+            await Task.detached { outcomeName(await Result { try await container.resolveAsync(Shared.self) }) }.value
         }
 
         #expect(outcome == "requiresMainActor")
@@ -86,17 +81,14 @@ import Testing
 
     @Test func insideAnAsyncFactoryItJoinsThatFactorysResolve() async throws {
         let container = Container(name: "app")
-        // Store (async) -> Node (synchronous, unique) -> Store: a constructor cycle, which only
+        // Store (async) -> Shared (synchronous, unique) -> Store: a constructor cycle, which only
         // the resolve that is building Store can see.
         // Unowned: the container keeps this factory, which must not keep the container.
         container.register(Store.self, lifetime: .singleton) { [unowned container] _ in
-            _ = try await container.resolveAsync(Node.self)
+            _ = try await container.resolveAsync(Shared.self)
             return Store()
         }
-        container.register(Node.self, lifetime: .unique) { r in
-            _ = try r.resolve(Store.self)
-            return Node()
-        }
+        container.register(Shared.self, lifetime: .unique, needing: Store.self) { Shared() }
 
         let outcome = try await withAsyncWatchdog {
             outcomeName(await Result { try await container.resolveAsync(Store.self) })
@@ -130,12 +122,7 @@ import Testing
     /// builds it synchronously, the others wait for that build as readers (suspended, not
     /// blocked), and all get the one instance.
     @Test func tasksFirstResolvingOneSynchronousSingletonGetOneInstance() async throws {
-        let container = Container(name: "app")
-        let runs = Counter()
-        container.register(Store.self, lifetime: .singleton) { _ in
-            _ = runs.increment()
-            return Store()
-        }
+        let (container, runs) = Self.countedStoreSingleton()
         let stores = try await withAsyncWatchdog {
             await withTaskGroup(of: Store?.self) { group in
                 for _ in 0..<50 { group.addTask { try? await container.resolveAsync(Store.self) } }
@@ -152,12 +139,7 @@ import Testing
     /// Cancellation ends a wait (the contract); a cancelled task that finds nothing to wait for
     /// builds the instance, as the synchronous resolve of the same factory would.
     @Test func aCancelledTaskThatFindsASingletonUnbuiltBuildsIt() async throws {
-        let container = Container(name: "app")
-        let runs = Counter()
-        container.register(Store.self, lifetime: .singleton) { _ in
-            _ = runs.increment()
-            return Store()
-        }
+        let (container, runs) = Self.countedStoreSingleton()
         let outcome = await Task { () -> Store? in
             withUnsafeCurrentTask { $0?.cancel() }
             return try? await container.resolveAsync(Store.self)

@@ -5,7 +5,7 @@ import Testing
 /// Cycles: constructor cycles throw `.circularDependency` with the path ending in the repeated
 /// key; property-injection cycles through `onResolved` resolve, each factory running once;
 /// the ordering and failure rules of `onResolved`.
-@Suite struct CycleTests {
+@Suite struct CycleTests: ServiceFixtures {
     /// Constructor-cycle participants: each one's factory resolves the next.
     final class A: Sendable {}
     final class B: Sendable {}
@@ -25,16 +25,6 @@ import Testing
         var flag = false
     }
 
-    final class Left: @unchecked Sendable {
-        // @unchecked: set once by an onResolved block before the resolve returns.
-        var right: Right?
-    }
-
-    final class Right: @unchecked Sendable {
-        // @unchecked: set once by an onResolved block before the resolve returns.
-        var left: Left?
-    }
-
     static let allLifetimes: [Lifetime] = [.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer]
 
     // MARK: Constructor cycles
@@ -42,14 +32,8 @@ import Testing
     @Test(arguments: allLifetimes)
     func aTwoStepConstructorCycleThrowsWithThePathEndingInTheRepeatedKey(lifetime: Lifetime) throws {
         let container = Container(name: "root")
-        container.register(A.self, lifetime: lifetime) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
-        container.register(B.self, lifetime: lifetime) { r in
-            _ = try r.resolve(A.self)
-            return B()
-        }
+        container.register(A.self, lifetime: lifetime, needing: B.self) { A() }
+        container.register(B.self, lifetime: lifetime, needing: A.self) { B() }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.key.typeName == "A")
@@ -59,10 +43,7 @@ import Testing
     @Test(arguments: allLifetimes)
     func aFactoryThatResolvesItsOwnKeyIsACycle(lifetime: Lifetime) throws {
         let container = Container(name: "root")
-        container.register(A.self, lifetime: lifetime) { r in
-            _ = try r.resolve(A.self)
-            return A()
-        }
+        container.register(A.self, lifetime: lifetime, needing: A.self) { A() }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.pathDescriptions == ["A", "A"])
@@ -70,22 +51,10 @@ import Testing
 
     @Test func aCycleBelowTheTopLevelRequestKeepsTheWholePath() throws {
         let container = Container(name: "root")
-        container.register(Top.self) { r in
-            _ = try r.resolve(A.self)
-            return Top()
-        }
-        container.register(A.self) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
-        container.register(B.self) { r in
-            _ = try r.resolve(C.self)
-            return B()
-        }
-        container.register(C.self) { r in
-            _ = try r.resolve(A.self)
-            return C()
-        }
+        container.register(Top.self, needing: A.self) { Top() }
+        container.register(A.self, needing: B.self) { A() }
+        container.register(B.self, needing: C.self) { B() }
+        container.register(C.self, needing: A.self) { C() }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Top.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.pathDescriptions == ["Top", "A", "B", "C", "A"])
@@ -93,14 +62,8 @@ import Testing
 
     @Test func aTaggedKeyInACycleKeepsItsTagInThePath() throws {
         let container = Container(name: "root")
-        container.register(A.self, tag: "x") { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
-        container.register(B.self) { r in
-            _ = try r.resolve(A.self, tag: "x")
-            return B()
-        }
+        container.register(A.self, tag: "x", needing: B.self) { A() }
+        container.register(B.self, needing: A.self, tagged: "x") { B() }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self, tag: "x") }
         #expect(error.pathDescriptions == ["A[tag: \"x\"]", "B", "A[tag: \"x\"]"])
     }
@@ -108,10 +71,7 @@ import Testing
     @Test func resolvingTheSameKeyTwiceInOneGraphIsNotACycle() throws {
         let container = Container(name: "root")
         container.register(C.self, lifetime: .unique) { _ in C() }
-        container.register(B.self) { r in
-            _ = try r.resolve(C.self)
-            return B()
-        }
+        container.register(B.self, needing: C.self) { B() }
         container.register(A.self) { r in
             _ = try r.resolve(C.self)
             _ = try r.resolve(B.self)
@@ -124,14 +84,8 @@ import Testing
         // A lives in the root; as a graph registration its dependencies resolve from the child.
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
-        root.register(A.self) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
-        child.register(B.self) { r in
-            _ = try r.resolve(A.self)
-            return B()
-        }
+        root.register(A.self, needing: B.self) { A() }
+        child.register(B.self, needing: A.self) { B() }
         let error = try #require(throws: ResolutionError.self) { _ = try child.resolve(A.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.pathDescriptions == ["A", "B", "A"])
@@ -149,10 +103,7 @@ import Testing
                 _ = try r.resolve(B.self)
                 return A()
             }
-            root.register(B.self, lifetime: .singleton) { r in
-                _ = try r.resolve(A.self)
-                return B()
-            }
+            root.register(B.self, lifetime: .singleton, needing: A.self) { B() }
             let error = try #require(throws: ResolutionError.self) {
                 _ = try (startAtChild ? child : root).resolve(A.self)
             }
@@ -166,16 +117,9 @@ import Testing
     func aConstructorCycleAcrossCollaborationLinksIsDetected(lifetime: Lifetime) throws {
         let left = Container(name: "left")
         let right = Container(name: "right")
-        left.collaborate(with: right)
-        right.collaborate(with: left)
-        left.register(A.self, lifetime: lifetime) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
-        right.register(B.self, lifetime: lifetime) { r in
-            _ = try r.resolve(A.self)
-            return B()
-        }
+        left.collaborateBothWays(with: right)
+        left.register(A.self, lifetime: lifetime, needing: B.self) { A() }
+        right.register(B.self, lifetime: lifetime, needing: A.self) { B() }
         let fromLeft = try #require(throws: ResolutionError.self) { _ = try left.resolve(A.self) }
         #expect(fromLeft.kind.caseName == "circularDependency")
         #expect(fromLeft.pathDescriptions == ["A", "B", "A"])
@@ -190,10 +134,7 @@ import Testing
             if !breakCycle.withLock({ $0 }) { _ = try r.resolve(B.self) }
             return A()
         }
-        container.register(B.self, lifetime: .singleton) { r in
-            _ = try r.resolve(A.self)
-            return B()
-        }
+        container.register(B.self, lifetime: .singleton, needing: A.self) { B() }
         #expect(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
         breakCycle.withLock { $0 = true }
         _ = try container.resolve(A.self)
@@ -211,11 +152,8 @@ import Testing
             parentRuns.increment()
             return Parent(child: try r.resolve())
         }
-        container.register(Child.self, lifetime: lifetime) { _ in
-            childRuns.increment()
-            return Child()
-        }
-        .onResolved { r, child in child.parent = try r.resolve() }
+        container.register(Child.self, lifetime: lifetime, counting: childRuns) { Child() }
+            .onResolved { r, child in child.parent = try r.resolve() }
         let parent = try container.resolve(Parent.self)
         defer { parent.child.parent = nil }  // the test's parent <-> child cycle
         #expect(parent.child.parent === parent)
@@ -245,16 +183,10 @@ import Testing
         let container = Container(name: "root")
         let leftRuns = Counter()
         let rightRuns = Counter()
-        container.register(Left.self, lifetime: lifetime) { _ in
-            leftRuns.increment()
-            return Left()
-        }
-        .onResolved { r, left in left.right = try r.resolve() }
-        container.register(Right.self, lifetime: lifetime) { _ in
-            rightRuns.increment()
-            return Right()
-        }
-        .onResolved { r, right in right.left = try r.resolve() }
+        container.register(Left.self, lifetime: lifetime, counting: leftRuns) { Left() }
+            .onResolved { r, left in left.right = try r.resolve() }
+        container.register(Right.self, lifetime: lifetime, counting: rightRuns) { Right() }
+            .onResolved { r, right in right.left = try r.resolve() }
         let left = try container.resolve(Left.self)
         defer { left.right = nil }  // the test's left <-> right cycle
         let right = try #require(left.right)
@@ -266,20 +198,13 @@ import Testing
     @Test func aPropertyCycleAcrossCollaboratingContainersResolves() throws {
         let featureA = Container(name: "featureA")
         let featureB = Container(name: "featureB")
-        featureA.collaborate(with: featureB)
-        featureB.collaborate(with: featureA)
+        featureA.collaborateBothWays(with: featureB)
         let leftRuns = Counter()
         let rightRuns = Counter()
-        featureA.register(Left.self, lifetime: .singleton) { _ in
-            leftRuns.increment()
-            return Left()
-        }
-        .onResolved { r, left in left.right = try r.resolve() }
-        featureB.register(Right.self, lifetime: .singleton) { _ in
-            rightRuns.increment()
-            return Right()
-        }
-        .onResolved { r, right in right.left = try r.resolve() }
+        featureA.register(Left.self, lifetime: .singleton, counting: leftRuns) { Left() }
+            .onResolved { r, left in left.right = try r.resolve() }
+        featureB.register(Right.self, lifetime: .singleton, counting: rightRuns) { Right() }
+            .onResolved { r, right in right.left = try r.resolve() }
         let left = try featureA.resolve(Left.self)
         defer { left.right = nil }  // the test's left <-> right cycle
         #expect(left.right?.left === left)
@@ -338,14 +263,8 @@ import Testing
         let container = Container(name: "root")
         let log = EventLog()
         container.register(C.self) { _ in C() }.onResolved { _, _ in log.record("C") }
-        container.register(B.self) { r in
-            _ = try r.resolve(C.self)
-            return B()
-        }.onResolved { _, _ in log.record("B") }
-        container.register(A.self) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }.onResolved { _, _ in log.record("A") }
+        container.register(B.self, needing: C.self) { B() }.onResolved { _, _ in log.record("B") }
+        container.register(A.self, needing: B.self) { A() }.onResolved { _, _ in log.record("A") }
         _ = try container.resolve(A.self)
         #expect(log.events == ["C", "B", "A"])
     }
@@ -380,10 +299,7 @@ import Testing
         let container = Container(name: "root")
         let childRuns = Counter()
         let seenByBlock = Guarded<Child?>(nil)
-        container.register(Child.self, lifetime: lifetime) { _ in
-            childRuns.increment()
-            return Child()
-        }
+        container.register(Child.self, lifetime: lifetime, counting: childRuns) { Child() }
         container.register(Parent.self) { r in Parent(child: try r.resolve()) }
             .onResolved { r, _ in
                 let child: Child = try r.resolve()
@@ -433,10 +349,7 @@ import Testing
         let aRuns = Counter()
         let bRuns = Counter()
         let attempts = Counter()
-        container.register(B.self, lifetime: .singleton) { _ in
-            bRuns.increment()
-            return B()
-        }
+        container.register(B.self, lifetime: .singleton, counting: bRuns) { B() }
         container.register(A.self, lifetime: .singleton) { r in
             aRuns.increment()
             _ = try r.resolve(B.self)
@@ -469,14 +382,8 @@ import Testing
     /// to what B's block failed to resolve).
     @Test func aFailingBlockOfADependencyReportsThePathFromTheTopLevelRequest() throws {
         let container = Container(name: "root")
-        container.register(Top.self) { r in
-            _ = try r.resolve(A.self)
-            return Top()
-        }
-        container.register(A.self) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
+        container.register(Top.self, needing: A.self) { Top() }
+        container.register(A.self, needing: B.self) { A() }
         container.register(B.self) { _ in B() }.onResolved { _, _ in throw Boom("block") }
         let thrown = try #require(throws: ResolutionError.self) { _ = try container.resolve(Top.self) }
         #expect(thrown.kind.caseName == "factoryFailed")
@@ -499,14 +406,12 @@ import Testing
     @Test func aPropertyCycleBetweenUniqueInstancesIsReportedInsteadOfLooping() throws {
         let container = Container(name: "root")
         let builds = Counter()
-        container.register(Ping.self, lifetime: .unique) { _ in
-            builds.increment()
-            return Ping()
-        }.onResolved { r, ping in ping.pong = try r.resolve() }
-        container.register(Pong.self, lifetime: .unique) { _ in
-            builds.increment()
-            return Pong()
-        }.onResolved { r, pong in pong.ping = try r.resolve() }
+        container.register(Ping.self, lifetime: .unique, counting: builds) { Ping() }.onResolved { r, ping in
+            ping.pong = try r.resolve()
+        }
+        container.register(Pong.self, lifetime: .unique, counting: builds) { Pong() }.onResolved { r, pong in
+            pong.ping = try r.resolve()
+        }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Ping.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.path.map(\.typeName) == ["Ping", "Pong", "Ping"])
@@ -530,18 +435,12 @@ extension CycleTests {
         @Test func blocksOfInstancesABlockBuildsRunAfterTheBlocksAlreadyQueued() throws {
             let c = Container(name: "c")
             let log = EventLog()
-            c.register(Top.self) { r in
-                _ = try r.resolve(Mid.self)
-                return Top()
-            }.onResolved { _, _ in log.record("Top") }
+            c.register(Top.self, needing: Mid.self) { Top() }.onResolved { _, _ in log.record("Top") }
             c.register(Mid.self) { _ in Mid() }.onResolved { r, _ in
                 log.record("Mid")
                 _ = try r.resolve(Leaf.self)
             }
-            c.register(Leaf.self) { r in
-                _ = try r.resolve(Dep.self)
-                return Leaf()
-            }.onResolved { _, _ in log.record("Leaf") }
+            c.register(Leaf.self, needing: Dep.self) { Leaf() }.onResolved { _, _ in log.record("Leaf") }
             c.register(Dep.self) { _ in Dep() }.onResolved { _, _ in log.record("Dep") }
             _ = try c.resolve(Top.self)
             #expect(log.events == ["Mid", "Top", "Dep", "Leaf"])
@@ -588,10 +487,7 @@ extension CycleTests {
             let stash = Guarded<[Impl]>([])
             let fail = Guarded(true)
             Self.registerCountedImpl(in: root, lifetime: lifetime, builds: builds, stash: stash)
-            root.register(Top.self) { r in
-                _ = try r.resolve(Impl.self)
-                return Top()
-            }.onResolved { _, _ in
+            root.register(Top.self, needing: Impl.self) { Top() }.onResolved { _, _ in
                 if fail.current { throw Boom() }
             }
             #expect(throws: ResolutionError.self) { _ = try child.resolve(Top.self) }
@@ -610,10 +506,9 @@ extension CycleTests {
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
             let builds = Counter()
-            root.register(Holder.self, lifetime: lifetime) { _ in
-                builds.increment()
-                return Holder()
-            }.onResolved { r, h in h.me = try r.resolve() }
+            root.register(Holder.self, lifetime: lifetime, counting: builds) { Holder() }.onResolved { r, h in
+                h.me = try r.resolve()
+            }
             let h = try child.resolve(Holder.self)
             #expect(h.me === h)
             #expect(builds.value == 1)
@@ -625,10 +520,9 @@ extension CycleTests {
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
             let builds = Counter()
-            root.register(Holder.self, lifetime: .perContainer) { _ in
-                builds.increment()
-                return Holder()
-            }.onResolved { r, h in h.top = try r.resolve(Top.self) }
+            root.register(Holder.self, lifetime: .perContainer, counting: builds) { Holder() }.onResolved { r, h in
+                h.top = try r.resolve(Top.self)
+            }
             child.register(Cyc.self) { r in Cyc(holder: try r.resolve()) }
             child.register(Top.self) { r in
                 let c = try r.resolve(Cyc.self)

@@ -20,16 +20,10 @@ private final class GCheckout: Sendable {}
     private func shopTree() -> (app: Container, children: [Container]) {
         let app = Container(name: "app")
         app.register(GLogger.self, lifetime: .singleton) { _ in GLogger() }
-        app.register(GDatabase.self, tag: "main", lifetime: .eagerSingleton) { r in
-            _ = try r.resolve(GLogger.self)
-            return GDatabase()
-        }
+        app.register(GDatabase.self, tag: "main", lifetime: .eagerSingleton, needing: GLogger.self) { GDatabase() }
         app.register(GSession.self, lifetime: .unique) { (_, _: String) in GSession() }
         let catalog = app.makeChild(name: "catalog")
-        catalog.register(GCatalog.self, lifetime: .perContainer) { r in
-            _ = try r.resolve(GDatabase.self, tag: "main")
-            return GCatalog()
-        }
+        catalog.register(GCatalog.self, lifetime: .perContainer, needing: GDatabase.self, tagged: "main") { GCatalog() }
         let cart = app.makeChild(name: "cart")
         cart.collaborate(with: catalog)
         cart.register(GCart.self) { r in
@@ -44,14 +38,8 @@ private final class GCheckout: Sendable {}
     /// with an empty child.
     private func brokenTree() -> (app: Container, empty: Container) {
         let app = Container(name: "app")
-        app.register(GPing.self, lifetime: .weakSingleton) { r in
-            _ = try r.resolve(GPong.self)
-            return GPing()
-        }
-        app.register(GPong.self) { r in
-            _ = try r.resolve(GPing.self)
-            return GPong()
-        }
+        app.register(GPing.self, lifetime: .weakSingleton, needing: GPong.self) { GPing() }
+        app.register(GPong.self, needing: GPing.self) { GPong() }
         app.register(GCheckout.self) { r in
             _ = try r.resolve((any GPayments).self)
             return GCheckout()
@@ -116,18 +104,24 @@ private final class GCheckout: Sendable {}
         #expect(graph.dot().contains("label=\"catalog (outside)\";"))
     }
 
+    /// How the DOT of a graph whose first container is "app" begins, up to that container's
+    /// first node.
+    static let dotOfAppBegins = #"""
+        digraph ScopeGraph {
+          rankdir=LR;
+          graph [fontname="Helvetica", fontsize=12];
+          node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];
+          edge [fontname="Helvetica", fontsize=10];
+          subgraph cluster_0 {
+            label="app";
+            style="rounded";
+
+        """#
+
     @Test func dotOfAKnownTree() {
         let tree = shopTree()
         #expect(
-            tree.app.dependencyGraph().dot() == #"""
-                digraph ScopeGraph {
-                  rankdir=LR;
-                  graph [fontname="Helvetica", fontsize=12];
-                  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];
-                  edge [fontname="Helvetica", fontsize=10];
-                  subgraph cluster_0 {
-                    label="app";
-                    style="rounded";
+            tree.app.dependencyGraph().dot() == Self.dotOfAppBegins + #"""
                     n0 [label="GLogger\nsingleton", style="rounded,bold"];
                     n1 [label="GDatabase[tag: \"main\"]\neagerSingleton", style="rounded,bold,filled", fillcolor="lightgrey"];
                     n2 [label="GSession(String)\nunique", style="rounded,dashed", color="orange", penwidth=2];
@@ -154,15 +148,7 @@ private final class GCheckout: Sendable {}
     @Test func dotHighlightsCyclesErrorsAndMissingDependencies() {
         let tree = brokenTree()
         #expect(
-            tree.app.dependencyGraph().dot() == #"""
-                digraph ScopeGraph {
-                  rankdir=LR;
-                  graph [fontname="Helvetica", fontsize=12];
-                  node [shape=box, style="rounded", fontname="Helvetica", fontsize=11];
-                  edge [fontname="Helvetica", fontsize=10];
-                  subgraph cluster_0 {
-                    label="app";
-                    style="rounded";
+            tree.app.dependencyGraph().dot() == Self.dotOfAppBegins + #"""
                     n0 [label="GPing\nweakSingleton", style="rounded,dotted", color="red", fontcolor="red", penwidth=2];
                     n1 [label="GPong\ngraph", color="red", fontcolor="red", penwidth=2];
                     n2 [label="GCheckout\ngraph", color="red", fontcolor="red", penwidth=2];
@@ -184,14 +170,8 @@ private final class GCheckout: Sendable {}
     @Test func aMissingKeyReachedByTwoDryRunsIsOneNodePerDependent() {
         let app = Container(name: "app")
         // GCheckout needs GPayments (missing); GCart needs GCheckout: both dry runs reach it.
-        app.register(GCheckout.self) { r in
-            _ = try r.resolve(GPayments.self)
-            return GCheckout()
-        }
-        app.register(GCart.self) { r in
-            _ = try r.resolve(GCheckout.self)
-            return GCart()
-        }
+        app.register(GCheckout.self, needing: GPayments.self) { GCheckout() }
+        app.register(GCart.self, needing: GCheckout.self) { GCart() }
         let dot = app.dependencyGraph().dot()
         #expect(dot.components(separatedBy: "not registered").count - 1 == 1, "\(dot)")
         #expect(!dot.contains("missing1"))
@@ -357,28 +337,21 @@ extension DependencyGraphTests {
 
             init() {
                 let builds = builds
-                root.register(Dep.self, lifetime: .singleton) { _ in
-                    builds.increment()
-                    return Dep()
-                }
+                root.register(Dep.self, lifetime: .singleton, counting: builds) { Dep() }
                 root.register(Impl.self) { _ in Impl() }
                     .implements((any Service).self)
                     .implements((any Service).self, tag: "alias")
                 root.register(Value.self, tag: "sized") { (_, id: Int) in Value(id: id) }
                 feature = root.makeChild(name: "feature")
-                feature.register(Box.self, lifetime: .perContainer) { _ in
-                    builds.increment()
-                    return Box()
-                }
-                .onResolved { r, box in box.dep = try r.resolve() }
+                feature.register(Box.self, lifetime: .perContainer, counting: builds) { Box() }
+                    .onResolved { r, box in box.dep = try r.resolve() }
                 screen = feature.makeChild(name: "screen")
                 screen.register(Top.self) { r in
                     _ = try r.resolve((any Service).self)
                     _ = try r.resolve(Box.self)
                     return Top()
                 }
-                feature.collaborate(with: partner)
-                partner.collaborate(with: feature)
+                feature.collaborateBothWays(with: partner)
                 partner.register(Leaf.self) { _ in Leaf() }
             }
         }
@@ -428,10 +401,7 @@ extension DependencyGraphTests {
         @Test func aDependencyServedFromTheSameObjectGraphIsStillAnEdge() {
             let c = Container(name: "c")
             c.register(Leaf.self) { _ in Leaf() }
-            c.register(Mid.self) { r in
-                _ = try r.resolve(Leaf.self)
-                return Mid()
-            }
+            c.register(Mid.self, needing: Leaf.self) { Mid() }
             c.register(Top.self) { r in
                 _ = try r.resolve(Mid.self)
                 _ = try r.resolve(Leaf.self)  // built by Mid in this resolve
@@ -445,10 +415,7 @@ extension DependencyGraphTests {
         @Test func bothEdgesOfACycleBrokenByOnResolvedAreObserved() {
             let c = Container(name: "c")
             c.register(Holder.self) { _ in Holder() }.onResolved { r, h in h.top = try r.resolve() }
-            c.register(Top.self) { r in
-                _ = try r.resolve(Holder.self)
-                return Top()
-            }
+            c.register(Top.self, needing: Holder.self) { Top() }
             let graph = c.dependencyGraph()
             #expect(Set(graph.edges.map(\.description)) == ["Holder -> Top", "Top -> Holder"])
             #expect(graph.cycleEdges.isEmpty, "a broken cycle is not a constructor cycle")

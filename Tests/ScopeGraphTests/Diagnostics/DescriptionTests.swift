@@ -142,8 +142,7 @@ extension DescriptionTests {
             let left = root.makeChild(name: "left")
             let right = root.makeChild(name: "right")
             let leaf = right.makeChild(name: "leaf")
-            left.collaborate(with: right)
-            right.collaborate(with: left)
+            left.collaborateBothWays(with: right)
             right.collaborate(with: left)  // a duplicate link is ignored
             leaf.register(Top.self, lifetime: .perContainer) { _ in Top() }
             let service = String(describing: (any Service).self)

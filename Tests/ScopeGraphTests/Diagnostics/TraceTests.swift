@@ -222,10 +222,7 @@ extension TraceTests {
         @Test func warmResolvesAreTracedWithWhetherTheyBuilt() throws {
             let c = Container(name: "c")
             c.register(S.self, lifetime: .singleton) { _ in S() }
-            c.register(G.self) { r in
-                _ = try r.resolve(S.self)
-                return G()
-            }
+            c.register(G.self, needing: S.self) { G() }
             for _ in 0..<10 {
                 _ = try c.resolve(S.self)
                 _ = try c.resolve(G.self)

@@ -62,14 +62,8 @@ private final class ValidationRunCounter: @unchecked Sendable {
         }
         checkout.register(VReceipt.self) { (_, number: Int) in VReceipt(number: number) }
         let profile = app.makeChild(name: "profile")
-        profile.register(VProfile.self, tag: "a") { r in
-            _ = try r.resolve(VProfile.self, tag: "b")
-            return VProfile()
-        }
-        profile.register(VProfile.self, tag: "b") { r in
-            _ = try r.resolve(VProfile.self, tag: "a")
-            return VProfile()
-        }
+        profile.register(VProfile.self, tag: "a", needing: VProfile.self, tagged: "b") { VProfile() }
+        profile.register(VProfile.self, tag: "b", needing: VProfile.self, tagged: "a") { VProfile() }
         profile.register(VAvatar.self) { _ in throw VBrokenFactory() }
         profile.register(VGreeterImpl.self) { _ in VGreeterImpl() }.implements((any VGreeter).self)
         return (app, checkout, profile)
@@ -110,10 +104,7 @@ private final class ValidationRunCounter: @unchecked Sendable {
 
     @Test func aFailureCausedByAnotherRegistrationIsReportedOnceAtItsCause() {
         let app = Container(name: "app")
-        app.register(VScreen.self) { r in
-            _ = try r.resolve(VCheckout.self)
-            return VScreen()
-        }
+        app.register(VScreen.self, needing: VCheckout.self) { VScreen() }
         app.register(VCheckout.self) { r in
             _ = try r.resolve((any VPaymentGateway).self)
             return VCheckout()
@@ -133,18 +124,9 @@ private final class ValidationRunCounter: @unchecked Sendable {
 
     @Test func aCycleEnteredFromOutsideIsOneIssue() {
         let app = Container(name: "app")
-        app.register(VScreen.self) { r in
-            _ = try r.resolve(VProfile.self, tag: "a")
-            return VScreen()
-        }
-        app.register(VProfile.self, tag: "a") { r in
-            _ = try r.resolve(VProfile.self, tag: "b")
-            return VProfile()
-        }
-        app.register(VProfile.self, tag: "b") { r in
-            _ = try r.resolve(VProfile.self, tag: "a")
-            return VProfile()
-        }
+        app.register(VScreen.self, needing: VProfile.self, tagged: "a") { VScreen() }
+        app.register(VProfile.self, tag: "a", needing: VProfile.self, tagged: "b") { VProfile() }
+        app.register(VProfile.self, tag: "b", needing: VProfile.self, tagged: "a") { VProfile() }
         let errors = app.validate().errors
         #expect(errors.count == 1)
         #expect(
@@ -162,10 +144,7 @@ private final class ValidationRunCounter: @unchecked Sendable {
         let feature = app.makeChild(name: "feature")
         // The child overrides the graph dependency; the root singleton never sees it.
         feature.register(VHelper.self) { _ in VHelper(cache: VCache()) }
-        feature.register(VCheckout.self, lifetime: .perContainer) { r in
-            _ = try r.resolve(VStore.self)
-            return VCheckout()
-        }
+        feature.register(VCheckout.self, lifetime: .perContainer, needing: VStore.self) { VCheckout() }
         let report = app.validate()
         #expect(report.issues.isEmpty)
         #expect(report.isValid)
@@ -191,10 +170,7 @@ private final class ValidationRunCounter: @unchecked Sendable {
         let app = Container(name: "app")
         app.register(VCache.self, lifetime: .weakSingleton) { _ in VCache() }
         // Directly, from an eager singleton.
-        app.register(VLogger.self, lifetime: .eagerSingleton) { r in
-            _ = try r.resolve(VCache.self)
-            return VLogger()
-        }
+        app.register(VLogger.self, lifetime: .eagerSingleton, needing: VCache.self) { VLogger() }
         // Through a singleton: that singleton gets the warning, not this one.
         app.register(VHelper.self, lifetime: .singleton) { r in VHelper(cache: try r.resolve()) }
         app.register(VStore.self, lifetime: .singleton) { r in VStore(helper: try r.resolve()) }
@@ -203,14 +179,8 @@ private final class ValidationRunCounter: @unchecked Sendable {
             _ = try r.resolve(VCache.self)
         }
         // Graph and unique dependents die with their object graph: no warning.
-        app.register(VScreen.self) { r in
-            _ = try r.resolve(VCache.self)
-            return VScreen()
-        }
-        app.register(VAvatar.self, lifetime: .unique) { r in
-            _ = try r.resolve(VCache.self)
-            return VAvatar()
-        }
+        app.register(VScreen.self, needing: VCache.self) { VScreen() }
+        app.register(VAvatar.self, lifetime: .unique, needing: VCache.self) { VAvatar() }
         let report = app.validate()
         #expect(report.isValid)
         #expect(
@@ -225,22 +195,17 @@ private final class ValidationRunCounter: @unchecked Sendable {
     @Test func leavesEveryCacheUntouched() throws {
         let runs = ValidationRunCounter()
         let app = Container(name: "app")
-        app.register(VLogger.self, lifetime: .singleton) { _ in
-            runs.tick("logger")
-            return VLogger()
+        /// Registers `T` in `app`, its factory's runs counted under `name`.
+        func registerCounted<T: Sendable>(_ make: @escaping @Sendable () -> T, _ lifetime: Lifetime, as name: String) {
+            app.register(T.self, lifetime: lifetime) { _ in
+                runs.tick(name)
+                return make()
+            }
         }
-        app.register(VClock.self, lifetime: .singleton) { _ in
-            runs.tick("clock")
-            return VClock()
-        }
-        app.register(VCache.self, lifetime: .weakSingleton) { _ in
-            runs.tick("cache")
-            return VCache()
-        }
-        app.register(VAvatar.self, lifetime: .eagerSingleton) { _ in
-            runs.tick("avatar")
-            return VAvatar()
-        }
+        registerCounted(VLogger.init, .singleton, as: "logger")
+        registerCounted(VClock.init, .singleton, as: "clock")
+        registerCounted(VCache.init, .weakSingleton, as: "cache")
+        registerCounted(VAvatar.init, .eagerSingleton, as: "avatar")
         let feature = app.makeChild(name: "feature")
         feature.register(VProfile.self, lifetime: .perContainer) { r in
             runs.tick("profile")
@@ -302,10 +267,7 @@ private final class ValidationRunCounter: @unchecked Sendable {
             runs.tick("clock")
             return VClock()
         }
-        feature.register(VScreen.self) { r in
-            _ = try r.resolve(VClock.self)
-            return VScreen()
-        }
+        feature.register(VScreen.self, needing: VClock.self) { VScreen() }
         app.register(VLogger.self, lifetime: .singleton) { [unowned feature] _ in
             if feature.validate().isValid { runs.tick("valid") }
             return VLogger()
@@ -327,10 +289,7 @@ extension ValidationTests {
     @Test func aDependencyRegisteredOnlyWithArgumentsIsReportedAsMissing() {
         let app = Container(name: "app")
         app.register(VReceipt.self) { (_, number: Int) in VReceipt(number: number) }
-        app.register(VCheckout.self) { r in
-            _ = try r.resolve(VReceipt.self)
-            return VCheckout()
-        }
+        app.register(VCheckout.self, needing: VReceipt.self) { VCheckout() }
         let errors = app.validate().issues.filter { $0.severity == .error }
         #expect(errors.map(\.key.typeName) == ["VCheckout"])
         #expect(
@@ -374,10 +333,7 @@ extension ValidationTests {
             let builds = Counter()
             root.register(Impl.self, lifetime: .weakSingleton) { _ in Impl() }
             root.register(Dep.self, lifetime: .perContainer) { _ in Dep() }
-            root.register(Top.self, lifetime: .singleton) { _ in
-                builds.increment()
-                return Top()
-            }
+            root.register(Top.self, lifetime: .singleton, counting: builds) { Top() }
             let weakOne = try child.resolve(Impl.self)
             let perChild = try child.resolve(Dep.self)
             let report = root.validate()
@@ -393,20 +349,11 @@ extension ValidationTests {
         @Test func validateReportsEveryKindOfErrorInOneTree() throws {
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
-            root.register(Top.self) { r in
-                _ = try r.resolve(Leaf.self)
-                return Top()
-            }
-            child.register(Mid.self) { r in
-                _ = try r.resolve(Dep.self)
-                return Mid()
-            }
+            root.register(Top.self, needing: Leaf.self) { Top() }
+            child.register(Mid.self, needing: Dep.self) { Mid() }
             child.register(NotService.self) { _ in NotService() }.implements((any Service).self)
             child.register(Box.self) { _ in throw Boom() }
-            child.register(Impl.self, lifetime: .singleton) { r in
-                _ = try r.resolve(Impl.self)
-                return Impl()
-            }
+            child.register(Impl.self, lifetime: .singleton, needing: Impl.self) { Impl() }
             let report = root.validate()
             #expect(!report.isValid)
             let errors = report.issues.filter { $0.severity == .error }.map(\.key.typeName)
@@ -495,10 +442,7 @@ extension ValidationTests {
             #expect(skipped.message.contains("skipped"))
             #expect(warningsOnly.issues.last?.key == ServiceKey(typeName: "Value", tag: "weak"))
 
-            grandchild.register(Top.self) { r in
-                _ = try r.resolve(Mid.self)
-                return Top()
-            }
+            grandchild.register(Top.self, needing: Mid.self) { Top() }
             let withError = root.validate()
             #expect(!withError.isValid)
             #expect(withError.issues.filter { $0.severity == .error }.map(\.key) == [ServiceKey(typeName: "Top")])
@@ -509,10 +453,7 @@ extension ValidationTests {
         @Test func anEagerSingletonHoldingAWeakSingletonIsWarned() {
             let c = Container(name: "c")
             c.register(Dep.self, lifetime: .weakSingleton) { _ in Dep() }
-            c.register(Top.self, lifetime: .eagerSingleton) { r in
-                _ = try r.resolve(Dep.self)
-                return Top()
-            }
+            c.register(Top.self, lifetime: .eagerSingleton, needing: Dep.self) { Top() }
             let warnings = c.validate().issues
             #expect(warnings.map(\.key.typeName) == ["Top"])
             #expect(warnings.first?.severity == .warning)
@@ -551,11 +492,8 @@ extension ValidationTests {
         @Test func singletonsOverGraphUniqueAndPerContainerValidateClean() {
             let root = Container(name: "root")
             root.register(Leaf.self, lifetime: .unique) { _ in Leaf() }
-            root.register(Impl.self) { r in
-                _ = try r.resolve(Leaf.self)
-                return Impl()
-            }
-            .implements((any Service).self)
+            root.register(Impl.self, needing: Leaf.self) { Impl() }
+                .implements((any Service).self)
             root.register(Mid.self, lifetime: .perContainer) { r in
                 _ = try r.resolve((any Service).self)
                 return Mid()
@@ -601,10 +539,7 @@ extension ValidationTests {
         @Test func aSingletonOfAnotherContainerResolvedInAFactoryIsNotCachedByTheDryRun() throws {
             let other = Container(name: "other")
             let builds = Counter()
-            other.register(Dep.self, lifetime: .singleton) { _ in
-                builds.increment()
-                return Dep()
-            }
+            other.register(Dep.self, lifetime: .singleton, counting: builds) { Dep() }
             let c = Container(name: "c")
             c.register(Top.self) { _ in
                 _ = try other.resolve(Dep.self)

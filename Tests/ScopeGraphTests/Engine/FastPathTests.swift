@@ -8,31 +8,7 @@ import Testing
 /// container), is constructed by code specialized in the caller's module. It must behave as the
 /// general path does: cycles, errors, joining the resolve in progress, completeness. Each test
 /// resolves its keys a few times first, so that the requests it checks take the fast path.
-@Suite struct FastPathTests {
-    final class Left: Sendable {}
-    final class Right: Sendable {}
-    final class Shared: Sendable {}
-    final class Pair: Sendable {
-        let first: Shared
-        let second: Shared
-        init(first: Shared, second: Shared) {
-            self.first = first
-            self.second = second
-        }
-    }
-    final class Holder: Sendable {
-        let shared: Shared
-        init(shared: Shared) { self.shared = shared }
-    }
-    final class Config: Sendable {}
-    final class Middle: Sendable {
-        let config: Config
-        init(config: Config) { self.config = config }
-    }
-    final class Store: Sendable {
-        let middle: Middle
-        init(middle: Middle) { self.middle = middle }
-    }
+@Suite struct FastPathTests: ServiceFixtures {
     final class Top: Sendable {}
 
     /// Resolves `body` `times` times, ignoring errors: memoizes the lookups it makes.
@@ -42,14 +18,8 @@ import Testing
 
     @Test func aUniqueCycleOnTheFastPathThrowsCircularDependencyWithItsPath() throws {
         let container = Container(name: "app")
-        container.register(Left.self, lifetime: .unique) { r in
-            _ = try r.resolve(Right.self)
-            return Left()
-        }
-        container.register(Right.self, lifetime: .unique) { r in
-            _ = try r.resolve(Left.self)
-            return Right()
-        }
+        container.register(Left.self, lifetime: .unique, needing: Right.self) { Left() }
+        container.register(Right.self, lifetime: .unique, needing: Left.self) { Right() }
         Self.warm { _ = try container.resolve(Left.self) }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Left.self) }
         #expect(error.kind.caseName == "circularDependency")
@@ -67,10 +37,7 @@ import Testing
             if call > 3 { throw Boom("late") }
             return Right()
         }
-        container.register(Left.self, lifetime: .unique) { r in
-            _ = try r.resolve(Right.self)
-            return Left()
-        }
+        container.register(Left.self, lifetime: .unique, needing: Right.self) { Left() }
         Self.warm { _ = try container.resolve(Left.self) }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Left.self) }
         #expect(error.kind.underlyingError as? Boom == Boom("late"))
@@ -109,10 +76,7 @@ import Testing
             let holder = try await container.resolveAsync(Holder.self)
             return Pair(first: holder.shared, second: try await r.resolveAsync(Shared.self))
         }
-        container.register(Left.self, lifetime: .unique) { r in
-            _ = try r.resolve(Store.self)
-            return Left()
-        }
+        container.register(Left.self, lifetime: .unique, needing: Store.self) { Left() }
         container.register(Store.self, lifetime: .singleton) { r in
             async let left = container.resolveAsync(Left.self)
             _ = try await left

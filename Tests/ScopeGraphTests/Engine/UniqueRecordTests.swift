@@ -51,10 +51,7 @@ import Testing
 
     @Test func aCycleBetweenTwoRecordsHasTheExactPathEveryTime() throws {
         let c = Container(name: "c")
-        c.register(A.self, lifetime: .unique) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
+        c.register(A.self, lifetime: .unique, needing: B.self) { A() }
         c.register(B.self, lifetime: .unique) { r in B(a: try r.resolve(A.self)) }
         for _ in 0..<3 {
             let e = resolutionError { _ = try c.resolve(A.self) }
@@ -105,14 +102,8 @@ import Testing
     @Test(arguments: [true, false])
     func aCycleBetweenARecordAndAGraphRegistration(startAtTheRecord: Bool) throws {
         let c = Container(name: "c")
-        c.register(A.self, lifetime: .unique) { r in
-            _ = try r.resolve(G.self)
-            return A()
-        }
-        c.register(G.self, lifetime: .graph) { r in
-            _ = try r.resolve(A.self)
-            return G()
-        }
+        c.register(A.self, lifetime: .unique, needing: G.self) { A() }
+        c.register(G.self, lifetime: .graph, needing: A.self) { G() }
         for _ in 0..<2 {
             if startAtTheRecord {
                 let e = resolutionError { _ = try c.resolve(A.self) }
@@ -129,10 +120,7 @@ import Testing
     @Test func aCycleBetweenARecordAndASingletonFailsCleanlyFromBothEndsRepeatedly() throws {
         let c = Container(name: "c")
         let singletonRuns = Counter()
-        c.register(A.self, lifetime: .unique) { r in
-            _ = try r.resolve(S.self)
-            return A()
-        }
+        c.register(A.self, lifetime: .unique, needing: S.self) { A() }
         c.register(S.self, lifetime: .singleton) { r in
             singletonRuns.increment()
             _ = try r.resolve(A.self)
@@ -166,10 +154,7 @@ import Testing
     /// The parent holds one end, the child the other; the first resolve starts in the child.
     @Test func aCycleAcrossParentAndChildStartedFromTheChild() throws {
         let app = Container(name: "app")
-        app.register(A.self, lifetime: .unique) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
+        app.register(A.self, lifetime: .unique, needing: B.self) { A() }
         let child = app.makeChild(name: "child")
         child.register(B.self, lifetime: .unique) { r in B(a: try r.resolve(A.self)) }
         for _ in 0..<2 {
@@ -188,10 +173,7 @@ import Testing
     /// Both records in the parent, the first resolve from an empty (transparent) child.
     @Test func aCycleOfParentRecordsStartedFromAnEmptyChild() throws {
         let app = Container(name: "app")
-        app.register(A.self, lifetime: .unique) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
+        app.register(A.self, lifetime: .unique, needing: B.self) { A() }
         app.register(B.self, lifetime: .unique) { r in B(a: try r.resolve(A.self)) }
         let request = app.makeChild(name: "request")
         for _ in 0..<3 {
@@ -205,10 +187,7 @@ import Testing
         let x = Container(name: "x")
         let y = Container(name: "y")
         x.collaborate(with: y)
-        x.register(A.self, lifetime: .unique) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
+        x.register(A.self, lifetime: .unique, needing: B.self) { A() }
         // B's factory resolves from where the top-level resolve started (x), so it sees A.
         y.register(B.self, lifetime: .unique) { r in B(a: try r.resolve(A.self)) }
         for _ in 0..<2 {
@@ -319,10 +298,7 @@ import Testing
     @Test func anOptionalRequestFallsBackToARecordBeforeAndAfterItBecomesAnEntry() throws {
         let c = Container(name: "c")
         let runs = Counter()
-        c.register(Widget.self, tag: "t", lifetime: .unique) { _ in
-            runs.increment()
-            return Widget("t")
-        }
+        c.register(Widget.self, tag: "t", lifetime: .unique, counting: runs) { Widget("t") }
         let first = try c.resolve(Optional<Widget>.self, tag: "t")
         let second = try c.resolve(Optional<Widget>.self, tag: "t")
         let third = try c.resolve(Widget.self, tag: "t")
@@ -669,13 +645,8 @@ import Testing
 
     @Test func aRecordsFactoryRemovingItselfThroughItsHandle() throws {
         let c = Container(name: "c")
-        let handle = Guarded<Registration<Widget>?>(nil)
-        defer { handle.withLock { $0 = nil } }  // the handle holds the factory that captures it
-        let registration = c.register(Widget.self, lifetime: .unique) { [unowned c] _ in
-            if let h = handle.current { c.remove(h) }
-            return Widget("last")
-        }
-        handle.withLock { $0 = registration }
+        let (_, release) = c.registerRemovingItself(Widget.self, lifetime: .unique) { Widget("last") }
+        defer { release() }
         #expect(try c.resolve(Widget.self).name == "last")
         let e = resolutionError { _ = try c.resolve(Widget.self) }
         #expect(e?.kind.caseName == "notRegistered")
@@ -745,12 +716,12 @@ import Testing
     /// Remove racing `onResolved`/`implements` through the handle of a fresh record: whatever
     /// the interleaving, the registration and its forwarded keys are gone afterwards.
     @Test(arguments: [Lifetime.unique, .graph])
-    func removeRacingMaterializationThroughTheHandle(lifetime: Lifetime) throws {
+    func removeRacingMaterializationThroughTheHandle(lifetime: Lifetime) async throws {
         for round in 0..<500 {
             let c = Container(name: "round \(round)")
             let handle = c.register(Gear.self, lifetime: lifetime) { _ in Gear() }
             let barrier = Reliability.Barrier(count: 3)
-            let finished = runOnThreads(3, timeout: 20) { thread in
+            let finished = await runOnThreads(3, timeout: 20) { thread in
                 barrier.arriveAndWait(timeout: 10)
                 switch thread {
                 case 0: handle.implements((any Named).self)
@@ -770,18 +741,9 @@ import Testing
     @Test func anEagerSingletonAndPerContainerInstancesThatNeedRecords() throws {
         let app = Container(name: "app")
         let leafRuns = Counter()
-        app.register(Leaf.self, lifetime: .unique) { _ in
-            leafRuns.increment()
-            return Leaf()
-        }
-        app.register(Mid.self, lifetime: .eagerSingleton) { r in
-            _ = try r.resolve(Leaf.self)
-            return Mid()
-        }
-        app.register(Top.self, lifetime: .perContainer) { r in
-            _ = try r.resolve(Leaf.self)
-            return Top()
-        }
+        app.register(Leaf.self, lifetime: .unique, counting: leafRuns) { Leaf() }
+        app.register(Mid.self, lifetime: .eagerSingleton, needing: Leaf.self) { Mid() }
+        app.register(Top.self, lifetime: .perContainer, needing: Leaf.self) { Top() }
         try app.bootstrap()
         #expect(leafRuns.value == 1)
         let one = app.makeChild(name: "one")
@@ -835,10 +797,7 @@ import Testing
     @Test func aThrowingRecordUnderAGraphAndASingletonReportsTheDeepestCauseOnce() throws {
         let c = Container(name: "c")
         let midRuns = Counter()
-        c.register(Top.self, lifetime: .graph) { r in
-            _ = try r.resolve(Mid.self)
-            return Top()
-        }
+        c.register(Top.self, lifetime: .graph, needing: Mid.self) { Top() }
         c.register(Mid.self, lifetime: .singleton) { r in
             midRuns.increment()
             _ = try r.resolve(Leaf.self, tag: "l")
@@ -862,14 +821,8 @@ import Testing
 
     @Test func aRecordThatRethrowsAnotherResolvesErrorIsNotWrapped() throws {
         let c = Container(name: "c")
-        c.register(Top.self, lifetime: .unique) { r in
-            _ = try r.resolve(Mid.self)
-            return Top()
-        }
-        c.register(Mid.self, lifetime: .unique) { r in
-            _ = try r.resolve(Leaf.self, tag: "missing")
-            return Mid()
-        }
+        c.register(Top.self, lifetime: .unique, needing: Mid.self) { Top() }
+        c.register(Mid.self, lifetime: .unique, needing: Leaf.self, tagged: "missing") { Mid() }
         c.register(Leaf.self, tag: "present", lifetime: .unique) { _ in Leaf() }
         for _ in 0..<2 {
             let e = resolutionError { _ = try c.resolve(Top.self) }
@@ -910,10 +863,7 @@ import Testing
 
     @Test func validationAndGraphOfRecordsInACycle() throws {
         let c = Container(name: "c")
-        c.register(A.self, lifetime: .unique) { r in
-            _ = try r.resolve(B.self)
-            return A()
-        }
+        c.register(A.self, lifetime: .unique, needing: B.self) { A() }
         c.register(B.self, lifetime: .unique) { r in B(a: try r.resolve(A.self)) }
         let report = c.validate()
         #expect(!report.isValid)
@@ -986,19 +936,16 @@ import Testing
 
     // MARK: Concurrency
 
-    @Test func manyThreadsMakingTheFirstResolvesOfOneRecordAtOnce() throws {
+    @Test func manyThreadsMakingTheFirstResolvesOfOneRecordAtOnce() async throws {
         for round in 0..<30 {
             let c = Container(name: "round \(round)")
             let runs = Counter()
-            c.register(Widget.self, tag: "t", lifetime: .unique) { _ in
-                runs.increment()
-                return Widget("t")
-            }
+            c.register(Widget.self, tag: "t", lifetime: .unique, counting: runs) { Widget("t") }
             let child = c.makeChild(name: "child")
             let barrier = Reliability.Barrier(count: 6)
             let instances = Guarded<[Widget]>([])
             let failures = Counter()
-            let finished = runOnThreads(6, timeout: 20) { thread in
+            let finished = await runOnThreads(6, timeout: 20) { thread in
                 barrier.arriveAndWait(timeout: 10)
                 let from = thread % 2 == 0 ? c : child
                 for _ in 0..<2 {
@@ -1016,14 +963,14 @@ import Testing
         }
     }
 
-    @Test func manyThreadsAddingBlocksThroughOneRecordsHandleWhileResolving() throws {
+    @Test func manyThreadsAddingBlocksThroughOneRecordsHandleWhileResolving() async throws {
         for round in 0..<30 {
             let c = Container(name: "round \(round)")
             let handle = c.register(Widget.self, lifetime: .unique) { _ in Widget() }
             let blockRuns = Counter()
             let barrier = Reliability.Barrier(count: 5)
             let failures = Counter()
-            let finished = runOnThreads(5, timeout: 20) { thread in
+            let finished = await runOnThreads(5, timeout: 20) { thread in
                 barrier.arriveAndWait(timeout: 10)
                 if thread == 4 {
                     for _ in 0..<4 where (try? c.resolve(Widget.self)) == nil { failures.increment() }
@@ -1044,18 +991,15 @@ import Testing
         }
     }
 
-    @Test func twoThreadsStartingAtBothEndsOfARecordCycleEachGetTheirPath() throws {
+    @Test func twoThreadsStartingAtBothEndsOfARecordCycleEachGetTheirPath() async throws {
         for round in 0..<20 {
             let c = Container(name: "round \(round)")
             let meet = Rendezvous()
             let arrived = Guarded((false, false))
-            c.register(A.self, lifetime: .unique) { r in
-                _ = try r.resolve(B.self)
-                return A()
-            }
+            c.register(A.self, lifetime: .unique, needing: B.self) { A() }
             c.register(B.self, lifetime: .unique) { r in B(a: try r.resolve(A.self)) }
             let paths = Guarded<[Int: [String]]>([:])
-            let finished = runOnThreads(2, timeout: 20) { thread in
+            let finished = await runOnThreads(2, timeout: 20) { thread in
                 let ok = thread == 0 ? meet.arriveFirst() : meet.arriveSecond()
                 arrived.withLock { if thread == 0 { $0.0 = ok } else { $0.1 = ok } }
                 do {
@@ -1075,20 +1019,14 @@ import Testing
 
     /// A record and a singleton in a constructor cycle, started at both ends on two threads at
     /// once: both get the cycle error with their own path, and neither waits forever.
-    @Test func aRecordSingletonCycleStartedAtBothEndsOnTwoThreads() throws {
+    @Test func aRecordSingletonCycleStartedAtBothEndsOnTwoThreads() async throws {
         for round in 0..<20 {
             let c = Container(name: "round \(round)")
-            c.register(A.self, lifetime: .unique) { r in
-                _ = try r.resolve(S.self)
-                return A()
-            }
-            c.register(S.self, lifetime: .singleton) { r in
-                _ = try r.resolve(A.self)
-                return S()
-            }
+            c.register(A.self, lifetime: .unique, needing: S.self) { A() }
+            c.register(S.self, lifetime: .singleton, needing: A.self) { S() }
             let barrier = Reliability.Barrier(count: 2)
             let outcomes = Guarded<[Int: [String]]>([:])
-            let finished = runOnThreads(2, timeout: 20) { thread in
+            let finished = await runOnThreads(2, timeout: 20) { thread in
                 barrier.arriveAndWait(timeout: 10)
                 do {
                     if thread == 0 { _ = try c.resolve(A.self) } else { _ = try c.resolve(S.self) }
@@ -1105,7 +1043,7 @@ import Testing
         }
     }
 
-    @Test func resolvesRacingRemoveAllAndReRegistrationNeverSeeAWrongInstance() throws {
+    @Test func resolvesRacingRemoveAllAndReRegistrationNeverSeeAWrongInstance() async throws {
         let c = Container(name: "c")
         let child = c.makeChild(name: "child")
         child.register(Payload.self, lifetime: .unique) { _ in Payload() }
@@ -1116,7 +1054,7 @@ import Testing
         registerAll()
         let wrong = Counter()
         let stop = Guarded(false)
-        let finished = runOnThreads(4, timeout: 30) { thread in
+        let finished = await runOnThreads(4, timeout: 30) { thread in
             if thread == 0 {
                 for _ in 0..<200 {
                     c.removeAll()

@@ -18,6 +18,17 @@ import Testing
     }
 
     #if os(macOS) || os(Linux) || os(FreeBSD) || os(OpenBSD) || os(Windows)  // where exit tests run
+    /// Expects the stopped process's standard error to say `message`, or (under
+    /// AddressSanitizer, which reports the read of the freed object first) a use after free.
+    private static func expectStopped(
+        _ result: ExitTest.Result?, saying message: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(
+            output.contains(message) || output.contains("AddressSanitizer: heap-use-after-free"), "\(output)",
+            sourceLocation: sourceLocation)
+    }
+
     @Test func aRequestThatOutlivesItsStartingContainerStopsADebugBuild() async {
         #if DEBUG
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
@@ -26,11 +37,7 @@ import Testing
             container = nil
             _ = request.start
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        // Under AddressSanitizer the read of the freed container is reported first.
-        #expect(
-            output.contains("a request outlived the container it started from")
-                || output.contains("AddressSanitizer: heap-use-after-free"), "\(output)")
+        Self.expectStopped(result, saying: "a request outlived the container it started from")
         #endif
     }
 
@@ -44,11 +51,7 @@ import Testing
             }
             _ = thread.context
         }
-        let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        // Under AddressSanitizer the read of the freed context is reported first.
-        #expect(
-            output.contains("a context was freed while bound to its thread")
-                || output.contains("AddressSanitizer: heap-use-after-free"), "\(output)")
+        Self.expectStopped(result, saying: "a context was freed while bound to its thread")
         #endif
     }
     #endif

@@ -144,10 +144,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             ],
             resolve: {
                 let app = Container(name: "app")
-                app.register(ERepository.self, lifetime: .singleton) { r in
-                    _ = try r.resolve(EDatabase.self)
-                    return ERepository()
-                }
+                app.register(ERepository.self, lifetime: .singleton, needing: EDatabase.self) { ERepository() }
                 let feature = app.makeChild(name: "feature")
                 feature.register(EDatabase.self) { _ in EDatabase() }
                 _ = try feature.resolve(ERepository.self)
@@ -217,10 +214,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             ],
             resolve: {
                 let app = Container(name: "app")
-                app.register(ESession.self, lifetime: .singleton) { r in
-                    _ = try r.resolve(ESession.self)
-                    return ESession()
-                }
+                app.register(ESession.self, lifetime: .singleton, needing: ESession.self) { ESession() }
                 _ = try app.resolve(ESession.self)
             }),
         MessageCase(
@@ -232,14 +226,8 @@ struct MessageCase: Sendable, CustomStringConvertible {
             ],
             resolve: {
                 let app = Container(name: "app")
-                app.register(ERepository.self) { r in
-                    _ = try r.resolve(EDatabase.self)
-                    return ERepository()
-                }
-                app.register(EDatabase.self) { r in
-                    _ = try r.resolve(ERepository.self)
-                    return EDatabase()
-                }
+                app.register(ERepository.self, needing: EDatabase.self) { ERepository() }
+                app.register(EDatabase.self, needing: ERepository.self) { EDatabase() }
                 _ = try app.resolve(ERepository.self)
             }),
         MessageCase(
@@ -250,10 +238,7 @@ struct MessageCase: Sendable, CustomStringConvertible {
             ],
             resolve: {
                 let app = Container(name: "app")
-                app.register(ERepository.self) { r in
-                    _ = try r.resolve(EDatabase.self)
-                    return ERepository()
-                }
+                app.register(ERepository.self, needing: EDatabase.self) { ERepository() }
                 app.register(EDatabase.self) { _ in throw EDiskFull() }
                 _ = try app.resolve(ERepository.self)
             }),

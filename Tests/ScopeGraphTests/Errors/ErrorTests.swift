@@ -16,18 +16,9 @@ import Testing
 
     /// App -> Checkout -> Payments -> Gateway, every one built through the resolver.
     private func registerChain(in container: Container, lifetime: Lifetime = .graph) {
-        container.register(App.self, lifetime: lifetime) { r in
-            _ = try r.resolve(Checkout.self)
-            return App()
-        }
-        container.register(Checkout.self, lifetime: lifetime) { r in
-            _ = try r.resolve(Payments.self)
-            return Checkout()
-        }
-        container.register(Payments.self, lifetime: lifetime) { r in
-            _ = try r.resolve(Gateway.self)
-            return Payments()
-        }
+        container.register(App.self, lifetime: lifetime, needing: Checkout.self) { App() }
+        container.register(Checkout.self, lifetime: lifetime, needing: Payments.self) { Checkout() }
+        container.register(Payments.self, lifetime: lifetime, needing: Gateway.self) { Payments() }
     }
 
     // MARK: The deepest cause
@@ -113,10 +104,7 @@ import Testing
     @Test func aTypeMismatchReportsTheForwardedKeyAndPath() throws {
         let container = Container(name: "root")
         container.register(Payments.self) { _ in Payments() }.implements(Gateway.self)
-        container.register(Checkout.self) { r in
-            _ = try r.resolve(Gateway.self)
-            return Checkout()
-        }
+        container.register(Checkout.self, needing: Gateway.self) { Checkout() }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Checkout.self) }
         #expect(error.kind.caseName == "typeMismatch")
         #expect(error.key == ServiceKey(typeName: "Gateway"))
@@ -159,11 +147,8 @@ import Testing
         let container = Container(name: "root")
         let analyticsRuns = Counter()
         let gatewayAttempts = Counter()
-        container.register(Analytics.self, lifetime: .singleton) { _ in
-            analyticsRuns.increment()
-            return Analytics()
-        }
-        .onResolved { _, analytics in analytics.ready = true }
+        container.register(Analytics.self, lifetime: .singleton, counting: analyticsRuns) { Analytics() }
+            .onResolved { _, analytics in analytics.ready = true }
         container.register(Gateway.self) { _ in
             if gatewayAttempts.increment() == 1 { throw Boom() }
             return Gateway()
@@ -182,10 +167,7 @@ import Testing
     @Test func aFailedResolveLeavesEarlierCachedInstancesAlone() throws {
         let container = Container(name: "root")
         let gatewayRuns = Counter()
-        container.register(Gateway.self, lifetime: .singleton) { _ in
-            gatewayRuns.increment()
-            return Gateway()
-        }
+        container.register(Gateway.self, lifetime: .singleton, counting: gatewayRuns) { Gateway() }
         container.register(App.self) { r in
             _ = try r.resolve(Gateway.self)
             throw Boom()
@@ -213,10 +195,7 @@ import Testing
     @Test func theStartingChildIsSuggestedWhenAnOwnerRootedSingletonCannotSeeIt() throws {
         let root = Container(name: "root")
         let feature = root.makeChild(name: "feature")
-        root.register(Payments.self, lifetime: .singleton) { r in
-            _ = try r.resolve(Gateway.self)
-            return Payments()
-        }
+        root.register(Payments.self, lifetime: .singleton, needing: Gateway.self) { Payments() }
         feature.register(Gateway.self) { _ in Gateway() }
         let error = try #require(throws: ResolutionError.self) { _ = try feature.resolve(Payments.self) }
         #expect(error.kind.caseName == "notRegistered")
@@ -241,9 +220,7 @@ import Testing
             _ = try container.resolve(Gateway.self, tag: nil, arguments: 3)
         }
         #expect(error.kind.caseName == "argumentMismatch")
-        #expect(
-            error.suggestions.contains { $0.contains("String") && $0.contains("Int") },
-            "suggestions: \(error.suggestions)")
+        #expect(error.hasASuggestionNaming("String", "Int"), "suggestions: \(error.suggestions)")
     }
 
     @Test func suggestionsComeFromEveryContainerTheWalkVisits() throws {
@@ -291,14 +268,8 @@ import Testing
 
     @Test func theDescriptionOfACycleShowsThePath() throws {
         let container = Container(name: "root")
-        container.register(App.self) { r in
-            _ = try r.resolve(Checkout.self)
-            return App()
-        }
-        container.register(Checkout.self) { r in
-            _ = try r.resolve(App.self)
-            return Checkout()
-        }
+        container.register(App.self, needing: Checkout.self) { App() }
+        container.register(Checkout.self, needing: App.self) { Checkout() }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(App.self) }
         let pathLine = error.description.split(separator: "\n").first { line in
             guard let app = line.range(of: "App"), let checkout = line.range(of: "Checkout") else { return false }
@@ -371,10 +342,7 @@ extension ErrorTests {
         /// A dependency resolved without its registered arguments fails with argumentMismatch about it, naming them.
         @Test func aNestedArgumentMismatchIsReportedAboutTheDependencyWithItsArguments() throws {
             let c = Container(name: "c")
-            c.register(Top.self) { r in
-                _ = try r.resolve(Mid.self)
-                return Top()
-            }
+            c.register(Top.self, needing: Mid.self) { Top() }
             c.register(Mid.self) { (_, n: Int, s: String) in Mid() }
             let e = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self) }
             #expect(e.kind.caseName == "argumentMismatch")
@@ -385,14 +353,8 @@ extension ErrorTests {
         /// A deep missing key lists the containers of its lookup in walk order, from either end of a link cycle.
         @Test func aDeepMissingKeyListsTheContainersOfTheLastLookupInWalkOrder() throws {
             let (root, feature, vendor, partner) = Self.twoTreesLinkedBothWays()
-            root.register(Top.self) { r in
-                _ = try r.resolve(Mid.self)
-                return Top()
-            }
-            vendor.register(Mid.self) { r in
-                _ = try r.resolve(Leaf.self)
-                return Mid()
-            }
+            root.register(Top.self, needing: Mid.self) { Top() }
+            vendor.register(Mid.self, needing: Leaf.self) { Mid() }
             let e = try #require(throws: ResolutionError.self) { _ = try feature.resolve(Top.self) }
             #expect(e.pathDescriptions == ["Top", "Mid", "Leaf"])
             #expect(e.searched == ["feature", "partner", "vendor", "root"])
@@ -414,18 +376,9 @@ extension ErrorTests {
         @Test func theStartingChildIsSuggestedForAMissingKeyBelowAnOwnerRootedSingleton() throws {
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
-            child.register(Top.self) { r in
-                _ = try r.resolve(Mid.self)
-                return Top()
-            }
-            root.register(Mid.self, lifetime: .singleton) { r in
-                _ = try r.resolve(Leaf.self)
-                return Mid()
-            }
-            root.register(Leaf.self) { r in
-                _ = try r.resolve(Dep.self)
-                return Leaf()
-            }
+            child.register(Top.self, needing: Mid.self) { Top() }
+            root.register(Mid.self, lifetime: .singleton, needing: Leaf.self) { Mid() }
+            root.register(Leaf.self, needing: Dep.self) { Leaf() }
             child.register(Dep.self) { _ in Dep() }
             let e = try #require(throws: ResolutionError.self) { _ = try child.resolve(Top.self) }
             #expect(e.pathDescriptions == ["Top", "Mid", "Leaf", "Dep"])
@@ -437,14 +390,8 @@ extension ErrorTests {
         @Test func aFactoryFailureUnderMixedLifetimesIsReportedOnceAboutItsKey() throws {
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
-            child.register(Top.self, lifetime: .perContainer) { r in
-                _ = try r.resolve(Mid.self)
-                return Top()
-            }
-            root.register(Mid.self, lifetime: .singleton) { r in
-                _ = try r.resolve(Leaf.self)
-                return Mid()
-            }
+            child.register(Top.self, lifetime: .perContainer, needing: Mid.self) { Top() }
+            root.register(Mid.self, lifetime: .singleton, needing: Leaf.self) { Mid() }
             root.register(Leaf.self, lifetime: .weakSingleton) { _ in throw Boom("deep") }
             let e = try #require(throws: ResolutionError.self) { _ = try child.resolve(Top.self) }
             #expect(e.kind.underlyingError as? Boom == Boom("deep"))

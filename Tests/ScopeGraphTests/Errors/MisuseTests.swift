@@ -183,13 +183,10 @@ private protocol Unrelated: Sendable {}
 
     @Test func aFactoryThatRemovesItsOwnRegistrationDoesNotHang() throws {
         let container = Container(name: "root")
-        let handle = Guarded<Registration<Gadget>?>(nil)
-        defer { handle.withLock { $0 = nil } }  // the handle holds the factory that captures it
-        let registration = container.register(Gadget.self, lifetime: .singleton) { [unowned container] _ in
-            if let registration = handle.current { container.remove(registration) }
-            return Gadget("built while removed")
+        let (_, release) = container.registerRemovingItself(Gadget.self, lifetime: .singleton) {
+            Gadget("built while removed")
         }
-        handle.withLock { $0 = registration }
+        defer { release() }
         let outcome = try bounded("removing a registration from its own factory") { () -> [String] in
             let first = try container.resolve(Gadget.self).name
             let second = try container.resolveIfRegistered(Gadget.self)?.name ?? "not registered"

@@ -650,10 +650,9 @@ extension LifetimeTests {
             let c = Container(name: "c")
             let builds = Counter()
             let fail = Guarded(true)
-            c.register(Impl.self, lifetime: .eagerSingleton) { _ in
-                builds.increment()
-                return Impl()
-            }.onResolved { _, _ in if fail.current { throw Boom() } }
+            c.register(Impl.self, lifetime: .eagerSingleton, counting: builds) { Impl() }.onResolved { _, _ in
+                if fail.current { throw Boom() }
+            }
             #expect(throws: ResolutionError.self) { try c.bootstrap() }
             fail.withLock { $0 = false }
             try c.bootstrap()

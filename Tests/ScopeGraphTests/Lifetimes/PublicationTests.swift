@@ -37,10 +37,7 @@ import Testing
         let container = Container(name: "app")
         defer { container.removeAll() }  // a factory captures the container
         let runs = Counter()
-        container.register(Pool.self, lifetime: .singleton) { _ in
-            runs.increment()
-            return Pool()
-        }
+        container.register(Pool.self, lifetime: .singleton, counting: runs) { Pool() }
         let seen = Guarded<Pool?>(nil)
         let otherThreadFinished = Guarded(false)
         container.register(Handler.self) { r in
@@ -63,10 +60,9 @@ import Testing
         let container = Container(name: "app")
         let opened = Counter()
         let closed = Counter()
-        container.register(Pool.self, lifetime: .singleton) { _ in
-            opened.increment()
-            return Pool()
-        }.onShutdown { _ in closed.increment() }
+        container.register(Pool.self, lifetime: .singleton, counting: opened) { Pool() }.onShutdown { _ in
+            closed.increment()
+        }
         container.register(Failing.self) { _ in throw Boom("sibling") }
         container.register(Handler.self) { r in
             let pool = try r.resolve(Pool.self)
@@ -90,10 +86,7 @@ import Testing
         let leftRuns = Counter()
         let rightRuns = Counter()
         let attempts = Counter()
-        container.register(Left.self, lifetime: .singleton) { _ in
-            leftRuns.increment()
-            return Left()
-        }.onResolved { r, left in
+        container.register(Left.self, lifetime: .singleton, counting: leftRuns) { Left() }.onResolved { r, left in
             left.right = try r.resolve(Right.self)
             if attempts.increment() == 1 { throw Boom("block") }
         }
@@ -118,7 +111,9 @@ import Testing
         let blockRan = Guarded(false)
         container.register(Config.self, lifetime: .singleton) { _ in Config() }
             .onResolved { _, _ in blockRan.withLock { $0 = true } }
-        container.register(Service.self, lifetime: .singleton) { r in Service(config: try r.resolve()) }
+        let serviceRegistration = container.register(Service.self, lifetime: .singleton) { r in
+            Service(config: try r.resolve())
+        }
         let other = Guarded<(service: Service?, blockHadRun: Bool)?>(nil)
         let started = Guarded<StartedThread<Void>?>(nil)
         container.register(Top.self) { r in
@@ -129,8 +124,9 @@ import Testing
                     other.withLock { $0 = (service, blockRan.current) }
                 }
             }
-            // Long enough for the other thread to read a published instance, were there one.
-            Thread.sleep(forTimeInterval: 0.2 * watchdogScale)
+            // The other thread waits for the service's build (the coordinator counts it): it has
+            // not been published, so the thread cannot have read it.
+            #expect(serviceRegistration.waitUntilSomeoneWaitsForItsBuild(), "the other thread did not wait")
             #expect(other.current == nil, "the other thread got the service before its config was complete")
             return Top()
         }

@@ -128,8 +128,7 @@ import Testing
             let b = Container(name: "b")
             weakA = a
             weakB = b
-            a.collaborate(with: b)
-            b.collaborate(with: a)
+            a.collaborateBothWays(with: b)
         }
         #expect(weakA == nil)
         #expect(weakB == nil)
@@ -144,8 +143,7 @@ import Testing
             let a = root.makeChild(name: "a")
             let b = root.makeChild(name: "b")
             weakA = a
-            a.collaborate(with: b)
-            b.collaborate(with: a)
+            a.collaborateBothWays(with: b)
         }
         #expect(weakA == nil)
         #expect(weakRoot == nil)

@@ -28,12 +28,9 @@ import Testing
     func cachedLifetimesGiveTheSameInstanceThroughEveryType(lifetime: Lifetime) throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(ConsoleLogger.self, lifetime: lifetime) { _ in
-            runs.increment()
-            return ConsoleLogger()
-        }
-        .implements((any Logging).self)
-        .implements((any Tracing).self)
+        container.register(ConsoleLogger.self, lifetime: lifetime, counting: runs) { ConsoleLogger() }
+            .implements((any Logging).self)
+            .implements((any Tracing).self)
         let concrete = try container.resolve(ConsoleLogger.self)
         let logging = try container.resolve((any Logging).self)
         let tracing = try container.resolve((any Tracing).self)
@@ -147,10 +144,7 @@ extension ForwardingTests {
         @Test func aForwardedWeakSingletonIsOneInstanceWhileHeldAndRebuiltOnceAfter() throws {
             let c = Container(name: "c")
             let builds = Counter()
-            c.register(Impl.self, lifetime: .weakSingleton) { _ in
-                builds.increment()
-                return Impl()
-            }.implements((any Service).self)
+            c.register(Impl.self, lifetime: .weakSingleton, counting: builds) { Impl() }.implements((any Service).self)
             for _ in 0..<3 { _ = try c.resolve(Impl.self) }
             var held: Impl? = try c.resolve(Impl.self)
             for _ in 0..<3 { #expect(try c.resolve((any Service).self) === held) }
@@ -169,10 +163,8 @@ extension ForwardingTests {
             let a = root.makeChild(name: "a")
             let b = root.makeChild(name: "b")
             let builds = Counter()
-            root.register(Impl.self, lifetime: .perContainer) { _ in
-                builds.increment()
-                return Impl()
-            }.implements((any Service).self)
+            root.register(Impl.self, lifetime: .perContainer, counting: builds) { Impl() }.implements(
+                (any Service).self)
             for _ in 0..<3 {
                 let viaP = try a.resolve((any Service).self)
                 #expect(try a.resolve(Impl.self) === viaP)
@@ -186,10 +178,7 @@ extension ForwardingTests {
         @Test func anEagerSingletonResolvedThroughItsForwardIsNotBuiltAgainByBootstrap() throws {
             let c = Container(name: "c")
             let builds = Counter()
-            c.register(Impl.self, lifetime: .eagerSingleton) { _ in
-                builds.increment()
-                return Impl()
-            }.implements((any Service).self)
+            c.register(Impl.self, lifetime: .eagerSingleton, counting: builds) { Impl() }.implements((any Service).self)
             let first = try c.resolve((any Service).self)
             try c.bootstrap()
             try c.bootstrap()

@@ -57,22 +57,21 @@ import Testing
             made.withLock { $0 = nil }
             let outcome = Result { () throws -> (got: ObjectIdentifier, wanted: String) in
                 let session = Container(name: "session \(round)")
-                if round.isMultiple(of: 2) {
-                    session.register(Session.self, lifetime: .perContainer) { _ in
-                        let instance = Session(round)
+                /// Registers `T` (made by `make`, recorded in `made`) in a new collaborator
+                /// `session` and resolves it from `main`.
+                func resolveThroughANewCollaborator<T: AnyObject & Sendable>(
+                    _ make: @escaping @Sendable (Int) -> T
+                ) throws -> (got: ObjectIdentifier, wanted: String) {
+                    session.register(T.self, lifetime: .perContainer) { _ in
+                        let instance = make(round)
                         made.withLock { $0 = instance }
                         return instance
                     }
                     main.collaborate(with: session)
-                    return (ObjectIdentifier(try main.resolve(Session.self)), "Session")
+                    return (ObjectIdentifier(try main.resolve(T.self)), "\(T.self)")
                 }
-                session.register(Basket.self, lifetime: .perContainer) { _ in
-                    let instance = Basket(round)
-                    made.withLock { $0 = instance }
-                    return instance
-                }
-                main.collaborate(with: session)
-                return (ObjectIdentifier(try main.resolve(Basket.self)), "Basket")
+                return round.isMultiple(of: 2)
+                    ? try resolveThroughANewCollaborator(Session.init) : try resolveThroughANewCollaborator(Basket.init)
             }
             guard case .success(let (got, wanted)) = outcome else {
                 failures.append("round \(round): \(outcome)")
@@ -108,25 +107,30 @@ import Testing
             instance == nil, "the session container and its registration are gone, but main still holds the instance")
     }
 
+    /// Resolves `Session` from `main` through a bridge container that collaborates with
+    /// `owner` and is freed on return; returns a watch on the instance.
+    private static func sessionThroughAFreedBridge(from main: Container, to owner: Container) throws -> WeakProbe<
+        Session
+    > {
+        let bridge = Container(name: "bridge")
+        bridge.collaborate(with: owner)
+        main.collaborate(with: bridge)
+        return WeakProbe(try main.resolve(Session.self))
+    }
+
     @Test func aPerContainerInstanceResolvedThroughAFreedBridgeIsReleasedByRemoveAndNotServedAgain() throws {
         let main = Container(name: "main")
         let owner = Container(name: "owner")
         let registration = owner.register(Session.self, lifetime: .perContainer) { _ in Session(1) }
-        weak var first: Session?
-        do {
-            let bridge = Container(name: "bridge")
-            bridge.collaborate(with: owner)
-            main.collaborate(with: bridge)
-            first = try main.resolve(Session.self)
-            #expect(first?.login == 1)
-        }
+        let first = try Self.sessionThroughAFreedBridge(from: main, to: owner)
+        #expect(first.object?.login == 1)
         owner.remove(registration)
-        #expect(first == nil, "remove(_:) must release the instances cached for the registration, main's included")
+        #expect(first.isFreed, "remove(_:) must release the instances cached for the registration, main's included")
         owner.register(Session.self, lifetime: .perContainer) { _ in Session(2) }
         main.collaborate(with: owner)
         let second = try main.resolve(Session.self)
         #expect(second.login == 2, "the new registration's factory must build main's instance")
-        #expect(first == nil)
+        #expect(first.isFreed)
     }
 
     @Test func anotherTypeRegisteredAfterRemovingABridgedRegistrationGetsItsOwnInstance() throws {
@@ -136,15 +140,9 @@ import Testing
             let main = Container(name: "main")
             let owner = Container(name: "owner")
             let registration = owner.register(Session.self, lifetime: .perContainer) { _ in Session(round) }
-            weak var first: Session?
-            do {
-                let bridge = Container(name: "bridge")
-                bridge.collaborate(with: owner)
-                main.collaborate(with: bridge)
-                first = try main.resolve(Session.self)
-            }
+            let first = try Self.sessionThroughAFreedBridge(from: main, to: owner)
             owner.remove(registration)
-            if first == nil { released += 1 }
+            if first.isFreed { released += 1 }
             Self.makeGarbage(count: round % 3)
             let made = Guarded<Basket?>(nil)
             owner.register(Basket.self, lifetime: .perContainer) { _ in

@@ -6,7 +6,9 @@ import Testing
 /// container visited at most once; the error lists the containers searched in that order.
 @Suite struct LookupOrderTests {
     /// Registers a `String` answering with the container's name.
-    private func answerWithName(_ containers: Container...) {
+    private func answerWithName(_ containers: Container...) { answerWithName(containers) }
+
+    private func answerWithName(_ containers: [Container]) {
         for container in containers {
             let name = container.name
             container.register(String.self) { _ in name }
@@ -19,32 +21,31 @@ import Testing
         return error.searched
     }
 
-    @Test func ownRegistrationWinsOverCollaboratorsAndParent() throws {
+    /// A root with a child "feature" that collaborates with "partner" (returned: collaboration
+    /// links are weak, so a partner nobody holds would be gone).
+    private func featureWithAPartner() -> (root: Container, feature: Container, partner: Container) {
         let root = Container(name: "root")
         let feature = root.makeChild(name: "feature")
         let partner = Container(name: "partner")
         feature.collaborate(with: partner)
-        answerWithName(root, partner, feature)
-        #expect(try feature.resolve(String.self) == "feature")
+        return (root, feature, partner)
     }
 
-    @Test func collaboratorsAreVisitedBeforeTheParent() throws {
-        let root = Container(name: "root")
-        let feature = root.makeChild(name: "feature")
-        let partner = Container(name: "partner")
-        feature.collaborate(with: partner)
-        answerWithName(root, partner)
-        #expect(try feature.resolve(String.self) == "partner")
+    /// The feature's own registration wins over its collaborator's and its parent's; without
+    /// it, the collaborator's wins over the parent's.
+    @Test(arguments: [(["root", "partner", "feature"], "feature"), (["root", "partner"], "partner")])
+    func ownRegistrationWinsOverCollaboratorsAndCollaboratorsOverTheParent(
+        registeredIn names: [String], answer: String
+    ) throws {
+        let (root, feature, partner) = featureWithAPartner()
+        answerWithName([root, partner, feature].filter { names.contains($0.name) })
+        #expect(try feature.resolve(String.self) == answer)
     }
 
     /// A key neither the container nor its (live) collaborator registers is answered by the
     /// parent; a missing key is looked for in all three, in that order.
     @Test func theParentAnswersWhenNeitherTheContainerNorItsCollaboratorsDo() throws {
-        let root = Container(name: "root")
-        let feature = root.makeChild(name: "feature")
-        // Held here: collaboration links are weak, so a temporary partner would be gone.
-        let partner = Container(name: "partner")
-        feature.collaborate(with: partner)
+        let (root, feature, partner) = featureWithAPartner()
         answerWithName(root)
         #expect(try feature.resolve(String.self) == "root")
         #expect(try searched(resolvingFrom: feature) == ["feature", "partner", "root"])
@@ -60,24 +61,28 @@ import Testing
         #expect(try searched(resolvingFrom: leaf) == ["leaf", "middle", "root"])
     }
 
-    @Test func collaboratorsAreVisitedInTheOrderTheyWereLinked() throws {
-        let feature = Container(name: "feature")
-        let first = Container(name: "first")
-        let second = Container(name: "second")
-        feature.collaborate(with: first)
-        feature.collaborate(with: second)
-        answerWithName(second, first)
-        #expect(try feature.resolve(String.self) == "first")
-        #expect(try searched(resolvingFrom: feature) == ["feature", "first", "second"])
+    /// How "feature" is linked to "first" and then "second".
+    enum Linking: CaseIterable, Sendable {
+        /// One link at a time, in that order.
+        case oneAfterTheOther
+        /// Both at once, then both again in the reverse order: relinking moves nothing.
+        case relinkedInReverse
     }
 
-    @Test func relinkingAnExistingCollaboratorDoesNotMoveIt() throws {
+    @Test(arguments: Linking.allCases)
+    func collaboratorsAreVisitedInTheOrderTheyWereFirstLinked(linking: Linking) throws {
         let feature = Container(name: "feature")
         let first = Container(name: "first")
         let second = Container(name: "second")
-        feature.collaborate(with: first, second)
-        feature.collaborate(with: second, first)
-        answerWithName(first, second)
+        switch linking {
+        case .oneAfterTheOther:
+            feature.collaborate(with: first)
+            feature.collaborate(with: second)
+        case .relinkedInReverse:
+            feature.collaborate(with: first, second)
+            feature.collaborate(with: second, first)
+        }
+        answerWithName(second, first)
         #expect(try feature.resolve(String.self) == "first")
         #expect(try searched(resolvingFrom: feature) == ["feature", "first", "second"])
     }

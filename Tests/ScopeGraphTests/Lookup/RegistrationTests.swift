@@ -118,10 +118,7 @@ import Testing
     @Test func replacingASingletonDropsItsCachedInstance() throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(Service.self, lifetime: .singleton) { _ in
-            runs.increment()
-            return Service("first")
-        }
+        container.register(Service.self, lifetime: .singleton, counting: runs) { Service("first") }
         weak var weakFirst: Service?
         do {
             let first = try container.resolve(Service.self)
@@ -180,10 +177,7 @@ import Testing
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
         let runs = Counter()
-        root.register(Service.self, tag: "shared", lifetime: .singleton) { _ in
-            runs.increment()
-            return Service("shared")
-        }
+        root.register(Service.self, tag: "shared", lifetime: .singleton, counting: runs) { Service("shared") }
         root.register(Service.self, tag: "fresh", lifetime: .unique) { _ in Service("fresh") }
         root.register(Service.self, tag: "node", lifetime: .graph) { _ in Service("node") }
         root.register([Service].self, lifetime: .unique) { r in
@@ -336,10 +330,7 @@ import Testing
         #expect(weakService != nil)
         container.remove(registration)
         #expect(weakService == nil)
-        container.register(Service.self, lifetime: .singleton) { _ in
-            runs.increment()
-            return Service("y")
-        }
+        container.register(Service.self, lifetime: .singleton, counting: runs) { Service("y") }
         #expect(try container.resolve(Service.self).label == "y")
         #expect(runs.value == 2)
     }
@@ -491,9 +482,7 @@ import Testing
         container.register(Session.self) { (_, n: Int, s: String) in Session(["\(n)", s]) }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Session.self) }
         #expect(error.kind.caseName == "argumentMismatch")
-        #expect(
-            error.suggestions.contains { $0.contains("Int") && $0.contains("String") },
-            "suggestions: \(error.suggestions)")
+        #expect(error.hasASuggestionNaming("Int", "String"), "suggestions: \(error.suggestions)")
     }
 
     @Test func resolvingWithArgumentsWhenNoneAreRegisteredThrowsArgumentMismatch() throws {

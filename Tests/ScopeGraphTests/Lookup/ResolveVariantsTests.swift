@@ -69,10 +69,7 @@ import Testing
 
     @Test func resolveIfRegisteredStillThrowsWhenADependencyIsMissing() throws {
         let container = Container(name: "root")
-        container.register(Owner.self) { r in
-            _ = try r.resolve(Dependency.self)
-            return Owner()
-        }
+        container.register(Owner.self, needing: Dependency.self) { Owner() }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolveIfRegistered(Owner.self) }
         #expect(error.kind.caseName == "notRegistered")
         #expect(error.key.typeName == "Dependency")
@@ -185,12 +182,9 @@ import Testing
         let builds = Counter()
         container.register(NamedPlugin.self, tag: "first") { _ in NamedPlugin("first") }
             .implements((any Plugin).self, tag: "first")
-        container.register(NamedPlugin.self, tag: "both", lifetime: lifetime) { _ in
-            builds.increment()
-            return NamedPlugin("both")
-        }
-        .implements((any Plugin).self, tag: "a")
-        .implements((any Plugin).self, tag: "b")
+        container.register(NamedPlugin.self, tag: "both", lifetime: lifetime, counting: builds) { NamedPlugin("both") }
+            .implements((any Plugin).self, tag: "a")
+            .implements((any Plugin).self, tag: "b")
         container.register(NamedPlugin.self, tag: "last") { _ in NamedPlugin("last") }
             .implements((any Plugin).self)
         #expect(try container.resolveAll((any Plugin).self).map(\.name) == ["first", "both", "last"])
@@ -470,11 +464,19 @@ extension ResolveVariantsTests {
             #expect(top.searched == ["c"])
         }
 
-        /// Optional of a forwarded type whose instance does not conform throws typeMismatch.
-        @Test func anOptionalOfAForwardedTypeThatDoesNotConformThrowsTypeMismatch() throws {
+        /// A forwarded type whose instance does not conform throws typeMismatch, not nil, asked
+        /// for as an optional or through resolveIfRegistered.
+        @Test(arguments: [false, true])
+        func anOptionalOfAForwardedTypeThatDoesNotConformThrowsTypeMismatch(throughResolveIfRegistered: Bool) throws {
             let c = Container(name: "c")
             c.register(NotService.self) { _ in NotService() }.implements((any Service).self)
-            let e = try #require(throws: ResolutionError.self) { _ = try c.resolve((any Service)?.self) }
+            let e = try #require(throws: ResolutionError.self) {
+                if throughResolveIfRegistered {
+                    _ = try c.resolveIfRegistered((any Service).self)
+                } else {
+                    _ = try c.resolve((any Service)?.self)
+                }
+            }
             #expect(e.kind.caseName == "typeMismatch")
         }
 
@@ -485,10 +487,7 @@ extension ResolveVariantsTests {
                 _ = try r.resolveIfRegistered(Mid.self)
                 return Top()
             }
-            c.register(Mid.self) { r in
-                _ = try r.resolve(Leaf.self)
-                return Mid()
-            }
+            c.register(Mid.self, needing: Leaf.self) { Mid() }
             for _ in 0..<3 {
                 let e = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self) }
                 #expect(e.kind.caseName == "notRegistered")
@@ -500,14 +499,6 @@ extension ResolveVariantsTests {
             }
             let e2 = try #require(throws: ResolutionError.self) { _ = try c.resolve(Top.self, tag: "viaContainer") }
             #expect(e2.pathDescriptions == ["Top[tag: \"viaContainer\"]", "Mid", "Leaf"])
-        }
-
-        /// resolveIfRegistered of a forwarded type whose instance does not conform throws typeMismatch, not nil.
-        @Test func resolveIfRegisteredOfANonConformingForwardThrows() throws {
-            let c = Container(name: "c")
-            c.register(NotService.self) { _ in NotService() }.implements((any Service).self)
-            let e = try #require(throws: ResolutionError.self) { _ = try c.resolveIfRegistered((any Service).self) }
-            #expect(e.kind.caseName == "typeMismatch")
         }
 
         /// resolveIfRegistered of the key being built is a cycle, not nil.
@@ -578,10 +569,7 @@ extension ResolveVariantsTests {
         @Test func aFailedResolveAllKeepsTheCompleteSingletonsItBuilt() throws {
             let c = Container(name: "c")
             let builds = Counter()
-            c.register(Dep.self, tag: "a", lifetime: .singleton) { _ in
-                builds.increment()
-                return Dep()
-            }
+            c.register(Dep.self, tag: "a", lifetime: .singleton, counting: builds) { Dep() }
             c.register(Dep.self, tag: "b", lifetime: .singleton) { _ in throw Boom() }
             #expect(throws: ResolutionError.self) { _ = try c.resolveAll(Dep.self) }
             _ = try c.resolve(Dep.self, tag: "a")

@@ -26,13 +26,19 @@ import Testing
         return (root, child)
     }
 
+    /// Shuts `failingTree`'s root down: returns the `ShutdownError` it threw and what the hooks
+    /// recorded, having checked that the child was shut down too.
+    private static func shutDownFailingTree() async throws -> (error: ShutdownError, recorder: ShutdownRecorder) {
+        let recorder = ShutdownRecorder()
+        let (root, child) = try failingTree(recorder: recorder)
+        let error = try #require(await #expect(throws: ShutdownError.self) { try await root.shutdown() })
+        #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+        return (error, recorder)
+    }
+
     @Test func aHookThatThrowsDoesNotStopTheOthers() async throws {
         try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let (root, child) = try Self.failingTree(recorder: recorder)
-
-            await #expect(throws: ShutdownError.self) { try await root.shutdown() }
-            #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+            let (_, recorder) = try await Self.shutDownFailingTree()
 
             #expect(recorder.labels == ["cart", "last", "database", "first"])
         }
@@ -40,11 +46,7 @@ import Testing
 
     @Test func theFailuresListEachHookThatThrewWithItsKeyAndContainer() async throws {
         try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let (root, child) = try Self.failingTree(recorder: recorder)
-
-            let error = try #require(await #expect(throws: ShutdownError.self) { try await root.shutdown() })
-            #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+            let (error, _) = try await Self.shutDownFailingTree()
 
             try #require(error.failures.count == 2)
             let cart = error.failures[0]
@@ -60,11 +62,7 @@ import Testing
 
     @Test func theDescriptionMentionsEveryFailure() async throws {
         try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let (root, child) = try Self.failingTree(recorder: recorder)
-
-            let error = try #require(await #expect(throws: ShutdownError.self) { try await root.shutdown() })
-            #expect(child.isShutDown)  // also keeps the child alive until here: a dropped child runs no hooks
+            let (error, _) = try await Self.shutDownFailingTree()
 
             let description = error.description
             for fragment in [
@@ -110,11 +108,8 @@ import Testing
     }
 
     @Test func aShutdownWhoseHooksAllSucceedDoesNotThrow() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
-            container.registerShutdownProbe("only", recorder: recorder)
-            _ = try container.resolveProbe("only")
+        try await withShutdownRecorder(container: "app") { recorder, container in
+            try container.cacheShutdownProbe("only", recorder: recorder)
 
             try await container.shutdown()
 

@@ -7,18 +7,10 @@ import Testing
 /// runs the hooks of the instances cached in the container, whenever the hooks were added.
 @Suite struct ShutdownLateHookTests {
     @Test func aHookAddedAfterInstancesWereCachedClosesThemNewestFirst() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
-            let first = root.register(ShutdownProbe.self, tag: "first", lifetime: .singleton) { _ in
-                ShutdownProbe("first")
-            }
-            let second = root.register(ShutdownProbe.self, tag: "second", lifetime: .singleton) { _ in
-                ShutdownProbe("second")
-            }
-            let handler = root.register(ShutdownProbe.self, tag: "handler", lifetime: .perContainer) { _ in
-                ShutdownProbe("handler")
-            }
+        try await withShutdownRecorder(container: "root") { recorder, root in
+            let first = root.registerShutdownProbe("first", recorder: nil)
+            let second = root.registerShutdownProbe("second", recorder: nil)
+            let handler = root.registerShutdownProbe("handler", lifetime: .perContainer, recorder: nil)
             let child = root.makeChild(name: "child")
             _ = try root.resolveProbe("second")
             _ = try root.resolveProbe("first")
@@ -32,10 +24,8 @@ import Testing
     }
 
     @Test func anInstanceRecordedBeforeAnotherHookWasAddedIsClosedOnceByEachHook() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "app") { recorder, container in
             let later = ShutdownRecorder()
-            let container = Container(name: "app")
             let registration = container.registerShutdownProbe("pool", recorder: recorder)
             let pool = try container.resolveProbe("pool")
             registration.onShutdown { later.record($0) }
@@ -48,15 +38,9 @@ import Testing
     }
 
     @Test func aHookAddedLaterClosesALiveWeakSingletonButNotOneThatDied() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
-            let live = container.register(ShutdownProbe.self, tag: "live", lifetime: .weakSingleton) { _ in
-                ShutdownProbe("live")
-            }
-            let dead = container.register(ShutdownProbe.self, tag: "dead", lifetime: .weakSingleton) { _ in
-                ShutdownProbe("dead")
-            }
+        try await withShutdownRecorder(container: "app") { recorder, container in
+            let live = container.registerShutdownProbe("live", lifetime: .weakSingleton, recorder: nil)
+            let dead = container.registerShutdownProbe("dead", lifetime: .weakSingleton, recorder: nil)
             let held = try container.resolveProbe("live")
             _ = try container.resolveProbe("dead")  // not held: it dies here
             live.onShutdown { recorder.record($0) }
@@ -64,15 +48,12 @@ import Testing
 
             try await container.shutdown()
 
-            #expect(recorder.labels == ["live"])
-            #expect(recorder.count(of: held) == 1)
+            #expect(recorder.recorded(exactly: [held]), "\(recorder.labels)")
         }
     }
 
     @Test func aHookAddedLaterDoesNotCloseAnInstanceReleasedBefore() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             let registration = container.register(ShutdownProbe.self, lifetime: .singleton) { _ in
                 ShutdownProbe("pool")
             }

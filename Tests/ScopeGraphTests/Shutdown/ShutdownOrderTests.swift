@@ -7,21 +7,16 @@ import Testing
 /// instances it was built from; which lifetimes are tracked.
 @Suite struct ShutdownOrderTests {
     @Test func descendantsAreShutDownBeforeTheirParentTheMostRecentlyCreatedChildFirst() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
-            root.registerShutdownProbe("root-early", recorder: recorder)
-            _ = try root.resolveProbe("root-early")
+        try await withShutdownRecorder(container: "root") { recorder, root in
+            try root.cacheShutdownProbe("root-early", recorder: recorder)
             let first = root.makeChild(name: "first")
             let second = root.makeChild(name: "second")
             let third = root.makeChild(name: "third")
             let grandchild = first.makeChild(name: "grandchild")  // made after every child of the root
             for container in [grandchild, third, first, second] {
-                container.registerShutdownProbe(container.name, recorder: recorder)
-                _ = try container.resolveProbe(container.name)
+                try container.cacheShutdownProbe(container.name, recorder: recorder)
             }
-            root.registerShutdownProbe("root-late", recorder: recorder)
-            _ = try root.resolveProbe("root-late")
+            try root.cacheShutdownProbe("root-late", recorder: recorder)
 
             try await root.shutdown()
 
@@ -31,9 +26,7 @@ import Testing
     }
 
     @Test func instancesOfOneContainerAreShutDownInReverseOrderOfCreation() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             for label in ["a", "b", "c", "d"] { container.registerShutdownProbe(label, recorder: recorder) }
             for label in ["b", "d", "a", "c"] { _ = try container.resolveProbe(label) }
 
@@ -44,14 +37,11 @@ import Testing
     }
 
     @Test func anInstanceIsShutDownBeforeTheInstancesItWasBuiltFrom() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             container.registerShutdownProbe("leaf", recorder: recorder)
             container.registerShutdownProbe("mid", dependencies: ["leaf"], recorder: recorder)
             container.registerShutdownProbe("top", dependencies: ["mid"], recorder: recorder)
-            container.registerShutdownProbe("other", recorder: recorder)
-            _ = try container.resolveProbe("other")
+            try container.cacheShutdownProbe("other", recorder: recorder)
             let top = try container.resolveProbe("top")  // builds leaf, then mid, then top
 
             try await container.shutdown()
@@ -62,9 +52,7 @@ import Testing
     }
 
     @Test func aDependencyResolvedEarlierIsShutDownAfterEverythingBuiltFromIt() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             container.registerShutdownProbe("leaf", recorder: recorder)
             container.registerShutdownProbe("independent", recorder: recorder)
             container.registerShutdownProbe("top", dependencies: ["leaf"], recorder: recorder)
@@ -84,10 +72,7 @@ import Testing
             let container = Container(name: "app")
             container.register(ShutdownProbe.self, tag: "leaf", lifetime: .singleton) { _ in ShutdownProbe("leaf") }
                 .onShutdown { _ in log.record("leaf") }
-            container.register(ShutdownProbe.self, tag: "top", lifetime: .singleton) { r in
-                ShutdownProbe("top", [try r.resolve(tag: "leaf")])
-            }
-            .onShutdown { _ in
+            container.registerShutdownProbe("top", dependencies: ["leaf"], recorder: nil).onShutdown { _ in
                 log.record("top begins")
                 try await Task.sleep(for: .milliseconds(30))
                 log.record("top ends")
@@ -101,24 +86,20 @@ import Testing
     }
 
     @Test func aChildsPerContainerHandlerIsShutDownBeforeTheRootSingletonItUses() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "root") { recorder, root in
             let log = EventLog()
-            let root = Container(name: "root")
             root.register(ShutdownProbe.self, tag: "pool", lifetime: .singleton) { _ in ShutdownProbe("pool") }
                 .onShutdown { pool in
                     log.record("pool")
                     recorder.record(pool)
                 }
-            root.register(ShutdownProbe.self, tag: "handler", lifetime: .perContainer) { r in
-                ShutdownProbe("handler", [try r.resolve(tag: "pool")])
-            }
-            .onShutdown { handler in
-                log.record("handler begins")
-                try await Task.sleep(for: .milliseconds(10))
-                log.record("handler ends")
-                recorder.record(handler)
-            }
+            root.registerShutdownProbe("handler", lifetime: .perContainer, dependencies: ["pool"], recorder: nil)
+                .onShutdown { handler in
+                    log.record("handler begins")
+                    try await Task.sleep(for: .milliseconds(10))
+                    log.record("handler ends")
+                    recorder.record(handler)
+                }
             let firstRequest = root.makeChild(name: "request-1")
             let secondRequest = root.makeChild(name: "request-2")
             let firstHandler = try firstRequest.resolveProbe("handler")
@@ -162,13 +143,10 @@ import Testing
 
     @Test(arguments: [Lifetime.singleton, .eagerSingleton, .weakSingleton, .perContainer])
     func everyCachedLifetimeGetsItsHooks(_ lifetime: Lifetime) async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "app") { recorder, container in
             let builds = Counter()
-            let container = Container(name: "app")
-            container.register(ShutdownProbe.self, lifetime: lifetime) { _ in
-                builds.increment()
-                return ShutdownProbe("\(lifetime)")
+            container.register(ShutdownProbe.self, lifetime: lifetime, counting: builds) {
+                ShutdownProbe("\(lifetime)")
             }
             .onShutdown { recorder.record($0) }
             if lifetime == .eagerSingleton { try container.bootstrap() }
@@ -184,9 +162,7 @@ import Testing
 
     @Test(arguments: [Lifetime.unique, .graph])
     func uniqueAndGraphInstancesAreNotTracked(_ lifetime: Lifetime) async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
+        try await withShutdownRecorder(container: "root") { recorder, root in
             root.register(ShutdownProbe.self, lifetime: lifetime) { _ in ShutdownProbe("\(lifetime)") }
                 .onShutdown { recorder.record($0) }
             let child = root.makeChild(name: "child")
@@ -200,9 +176,7 @@ import Testing
     }
 
     @Test func instancesBuiltByAsyncAndMainActorFactoriesGetTheirHooks() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             container.register(ShutdownProbe.self, tag: "async", lifetime: .singleton) { _ in
                 await Task.yield()
                 return ShutdownProbe("async")

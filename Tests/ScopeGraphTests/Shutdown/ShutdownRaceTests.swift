@@ -48,9 +48,8 @@ import Testing
         init(workers: Int, asyncFactories: Bool = false) {
             kept = Guarded(Array(repeating: [], count: workers))
             let (recorder, created) = (recorder, created)
-            root.register(ShutdownProbe.self, tag: "pool", lifetime: .singleton) { _ in
-                created.increment()
-                return ShutdownProbe("pool")
+            root.register(ShutdownProbe.self, tag: "pool", lifetime: .singleton, counting: created) {
+                ShutdownProbe("pool")
             }
             .onShutdown { recorder.record($0) }
             let handler =
@@ -71,9 +70,8 @@ import Testing
         func beginStep(of worker: Int, _ name: String) -> Step {
             let child = root.makeChild(name: name)
             let (recorder, created) = (recorder, created)
-            child.register(ShutdownProbe.self, tag: "own", lifetime: .singleton) { _ in
-                created.increment()
-                return ShutdownProbe("own")
+            child.register(ShutdownProbe.self, tag: "own", lifetime: .singleton, counting: created) {
+                ShutdownProbe("own")
             }
             .onShutdown { recorder.record($0) }
             let step = Step(child)
@@ -217,18 +215,14 @@ import Testing
     }
 
     @Test func stressTwoHundredRoundsOfThreadsResolvingFromChildrenWhileTheRootShutsDown() async throws {
-        try await withAsyncWatchdog(seconds: 120) {
-            try await runRounds(200) { _ in
-                try await Self.threadRace(threads: 3, maxSteps: 2_000).problems
-            }.expectNoFailures()
+        try await checkRounds(200, watchdog: 120) { _ in
+            try await Self.threadRace(threads: 3, maxSteps: 2_000).problems
         }
     }
 
     @Test func stressOneHundredRoundsOfTasksResolvingFromChildrenWhileTheRootShutsDown() async throws {
-        try await withAsyncWatchdog(seconds: 120) {
-            try await runRounds(100) { _ in
-                try await Self.taskRace(tasks: 4, maxSteps: 2_000).problems
-            }.expectNoFailures()
+        try await checkRounds(100, watchdog: 120) { _ in
+            try await Self.taskRace(tasks: 4, maxSteps: 2_000).problems
         }
     }
 
@@ -273,10 +267,8 @@ import Testing
     @Test func anAsyncPerContainerInstanceWhoseFactoryIsSuspendedWhenShutdownBeginsIsEitherShutDownOrNotReturned()
         async throws
     {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "root") { recorder, root in
             let gate = ShutdownGate()
-            let root = Container(name: "root")
             root.register(ShutdownProbe.self, lifetime: .perContainer) { _ in
                 await gate.arriveAndSuspend()
                 return ShutdownProbe("slow")
@@ -303,75 +295,67 @@ import Testing
         }
     }
 
-    @Test func anExistingDescendantIsNeverSeenRunningOnceItsAncestorIsSeenShutDown() async throws {
-        try await withAsyncWatchdog(seconds: 120) {
-            var violations: [String] = []
-            for round in 0..<200 {
-                let root = Container(name: "root")
-                let middle = root.makeChild(name: "middle")
-                let leaves = (0..<4).map { middle.makeChild(name: "leaf-\($0)") }
-                let seen = Guarded<[String]>([])
-                let started = Counter()
-                let observer = ThreadGroup(1) { _ in
-                    started.increment()
-                    let deadline = Date(timeIntervalSinceNow: 20)  // a safety bound, not a timing
-                    var step = 0
-                    while step % 1024 != 0 || Date() < deadline {
-                        step += 1
-                        // Read the ancestor first, then the descendant.
-                        let leaf = leaves[step % leaves.count]
-                        guard root.isShutDown else { continue }
-                        if !leaf.isShutDown { seen.withLock { $0.append("\(leaf.name) running") } }
-                        return
-                    }
-                }
-                await shutdownEventually { started.value == 1 }
-                try await root.shutdown()
-                await observer.finished()
-                if !seen.current.isEmpty { violations.append("round \(round): \(seen.current)") }
+    /// Shuts `root` down while a thread calls `step(n)` for n = 1, 2, … until it returns true
+    /// (it saw the shutdown), or for 20 s (a safety bound, not a timing); returns once both ended.
+    private static func shutDown(_ root: Container, whileAThreadSteps step: @escaping @Sendable (Int) -> Bool)
+        async throws
+    {
+        let started = Counter()
+        let thread = ThreadGroup(1) { _ in
+            started.increment()
+            let deadline = Date(timeIntervalSinceNow: 20)
+            var n = 0
+            while n % 1024 != 0 || Date() < deadline {
+                n += 1
+                if step(n) { return }
             }
-            #expect(violations.isEmpty, "\(violations.count) of 200 rounds: \(violations.prefix(3))")
+        }
+        await shutdownEventually { started.value == 1 }
+        try await root.shutdown()
+        await thread.finished()
+    }
+
+    @Test func anExistingDescendantIsNeverSeenRunningOnceItsAncestorIsSeenShutDown() async throws {
+        try await checkRounds(200, watchdog: 120) { _ in
+            let root = Container(name: "root")
+            let middle = root.makeChild(name: "middle")
+            let leaves = (0..<4).map { middle.makeChild(name: "leaf-\($0)") }
+            let seen = Guarded<[String]>([])
+            try await Self.shutDown(root) { n in
+                // Read the ancestor first, then the descendant.
+                let leaf = leaves[n % leaves.count]
+                guard root.isShutDown else { return false }
+                if !leaf.isShutDown { seen.withLock { $0.append("\(leaf.name) running") } }
+                return true
+            }
+            return seen.current
         }
     }
 
     @Test func aChildMadeWhileItsAncestorShutsDownIsShutDownToo() async throws {
-        try await withAsyncWatchdog(seconds: 120) {
-            var violations: [String] = []
-            for round in 0..<200 {
-                let root = Container(name: "root")
-                let middle = root.makeChild(name: "middle")
-                let made = Guarded<[Container]>([])
-                let seenRunning = Guarded<[String]>([])
-                let started = Counter()
-                let maker = ThreadGroup(1) { _ in
-                    started.increment()
-                    let deadline = Date(timeIntervalSinceNow: 20)  // a safety bound, not a timing
-                    var step = 0
-                    while step % 1024 != 0 || Date() < deadline {
-                        step += 1
-                        let child = middle.makeChild(name: "made-\(step)")
-                        // Only the children made last are kept: those that can race with the shutdown
-                        // (the others are freed, which keeps the rounds fast).
-                        made.withLock {
-                            $0.append(child)
-                            if $0.count > 16 { $0.removeFirst() }
-                        }
-                        guard root.isShutDown else { continue }
-                        if !child.isShutDown { seenRunning.withLock { $0.append(child.name) } }
-                        return
-                    }
+        try await checkRounds(200, watchdog: 120) { _ in
+            let root = Container(name: "root")
+            let middle = root.makeChild(name: "middle")
+            let made = Guarded<[Container]>([])
+            let seenRunning = Guarded<[String]>([])
+            try await Self.shutDown(root) { n in
+                let child = middle.makeChild(name: "made-\(n)")
+                // Only the children made last are kept: those that can race with the shutdown
+                // (the others are freed, which keeps the rounds fast).
+                made.withLock {
+                    $0.append(child)
+                    if $0.count > 16 { $0.removeFirst() }
                 }
-                await shutdownEventually { started.value == 1 }
-                try await root.shutdown()
-                await maker.finished()
-                let runningAfterwards = made.current.filter { !$0.isShutDown }.map(\.name)
-                if !seenRunning.current.isEmpty || !runningAfterwards.isEmpty {
-                    violations.append(
-                        "round \(round): seen running once the root was seen shut down: \(seenRunning.current); "
-                            + "still running after the root's shutdown returned: \(runningAfterwards)")
-                }
+                guard root.isShutDown else { return false }
+                if !child.isShutDown { seenRunning.withLock { $0.append(child.name) } }
+                return true
             }
-            #expect(violations.isEmpty, "\(violations.count) of 200 rounds: \(violations.prefix(3))")
+            let runningAfterwards = made.current.filter { !$0.isShutDown }.map(\.name)
+            if seenRunning.current.isEmpty && runningAfterwards.isEmpty { return [] }
+            return [
+                "seen running once the root was seen shut down: \(seenRunning.current); "
+                    + "still running after the root's shutdown returned: \(runningAfterwards)"
+            ]
         }
     }
 }

@@ -8,14 +8,18 @@ import Testing
 /// for the container and its descendants; resolves from them or through a collaboration link;
 /// registrations made afterwards.
 @Suite struct ShutdownReleaseTests {
+    /// Registers a weak singleton probe tagged "weak" whose hook records in `recorder`, resolves
+    /// it and lets it go; returns a watch on that instance.
+    private static func weakSingletonResolvedAndDropped(
+        in container: Container, recorder: ShutdownRecorder
+    ) throws -> WeakProbe<ShutdownProbe> {
+        container.registerShutdownProbe("weak", lifetime: .weakSingleton, recorder: recorder)
+        return WeakProbe(try container.resolveProbe("weak"))
+    }
+
     @Test func aWeakSingletonThatDiedBeforeShutdownHasNothingToShutDown() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
-            container.registerShutdownProbe("weak", lifetime: .weakSingleton, recorder: recorder)
-            var instance: ShutdownProbe? = try container.resolveProbe("weak")
-            let watched = WeakProbe(instance)
-            instance = nil
+        try await withShutdownRecorder(container: "app") { recorder, container in
+            let watched = try Self.weakSingletonResolvedAndDropped(in: container, recorder: recorder)
             #expect(watched.isFreed, "the weak singleton was kept alive")
 
             try await container.shutdown()
@@ -25,13 +29,8 @@ import Testing
     }
 
     @Test func onlyTheLiveInstanceOfARecreatedWeakSingletonIsShutDown() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
-            container.registerShutdownProbe("weak", lifetime: .weakSingleton, recorder: recorder)
-            var first: ShutdownProbe? = try container.resolveProbe("weak")
-            let watchedFirst = WeakProbe(first)
-            first = nil
+        try await withShutdownRecorder(container: "app") { recorder, container in
+            let watchedFirst = try Self.weakSingletonResolvedAndDropped(in: container, recorder: recorder)
             let second = try container.resolveProbe("weak")
             #expect(watchedFirst.isFreed)
 
@@ -43,9 +42,7 @@ import Testing
     }
 
     @Test func anInstanceReleasedByRemoveIsFreedAndNotShutDown() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             let registration = container.registerShutdownProbe("removed", recorder: recorder)
             container.registerShutdownProbe("kept", recorder: recorder)
             let watched = WeakProbe(try container.resolveProbe("removed"))
@@ -55,15 +52,12 @@ import Testing
 
             try await container.shutdown()
 
-            #expect(recorder.labels == ["kept"])
-            #expect(recorder.count(of: kept) == 1)
+            #expect(recorder.recorded(exactly: [kept]), "\(recorder.labels)")
         }
     }
 
     @Test func anInstanceReleasedByReplacementIsFreedAndNotShutDown() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let container = Container(name: "app")
+        try await withShutdownRecorder(container: "app") { recorder, container in
             container.register(ShutdownProbe.self, lifetime: .singleton) { _ in ShutdownProbe("old") }
                 .onShutdown { recorder.record($0) }
             let watched = WeakProbe(try container.resolve(ShutdownProbe.self))
@@ -74,15 +68,12 @@ import Testing
 
             try await container.shutdown()
 
-            #expect(recorder.labels == ["new"])
-            #expect(recorder.count(of: replacement) == 1)
+            #expect(recorder.recorded(exactly: [replacement]), "\(recorder.labels)")
         }
     }
 
     @Test func instancesReleasedByRemoveAllAreFreedAndNotShutDown() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
+        try await withShutdownRecorder(container: "root") { recorder, root in
             root.registerShutdownProbe("scoped", lifetime: .perContainer, recorder: recorder)
             let child = root.makeChild(name: "child")
             child.registerShutdownProbe("own", recorder: recorder)
@@ -131,9 +122,7 @@ import Testing
     }
 
     @Test func aDroppedChildRunsNoHooksWhenItsRootShutsDown() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
+        try await withShutdownRecorder(container: "root") { recorder, root in
             root.registerShutdownProbe("handler", lifetime: .perContainer, recorder: recorder)
             var child: Container? = root.makeChild(name: "child")
             let watched = WeakProbe(try child!.resolveProbe("handler"))
@@ -189,9 +178,7 @@ import Testing
     }
 
     @Test func shuttingDownAChildLeavesItsParentAndSiblingsRunning() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Container(name: "root")
+        try await withShutdownRecorder(container: "root") { recorder, root in
             root.registerShutdownProbe("pool", recorder: recorder)
             let closed = root.makeChild(name: "closed")
             let sibling = root.makeChild(name: "sibling")
@@ -293,15 +280,9 @@ import Testing
             collaborator.collaborate(with: root)
 
             try await root.shutdown()
-            root.register(ShutdownProbe.self, lifetime: .singleton) { _ in
-                builds.increment()
-                return ShutdownProbe("late")
-            }
-            .onShutdown { recorder.record($0) }
-            child.register(ShutdownProbe.self, tag: "child") { _ in
-                builds.increment()
-                return ShutdownProbe("late child")
-            }
+            root.register(ShutdownProbe.self, lifetime: .singleton, counting: builds) { ShutdownProbe("late") }
+                .onShutdown { recorder.record($0) }
+            child.register(ShutdownProbe.self, tag: "child", counting: builds) { ShutdownProbe("late child") }
 
             for container in [root, child, collaborator, root.makeChild(name: "made after")] {
                 #expect(resolutionErrorKind { _ = try container.resolve(ShutdownProbe.self) } == "containerShutDown")
@@ -319,10 +300,8 @@ import Testing
     }
 
     @Test func bootstrappingAShutDownContainerLeavesNoInstanceBehind() async throws {
-        try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
+        try await withShutdownRecorder(container: "root") { recorder, root in
             let built = Guarded<[WeakProbe<ShutdownProbe>]>([])
-            let root = Container(name: "root")
             try await root.shutdown()
             root.register(ShutdownProbe.self, lifetime: .eagerSingleton) { _ in
                 let probe = ShutdownProbe("eager")

@@ -26,6 +26,24 @@ import Testing
         return root
     }
 
+    /// A `request` scope of `app` whose handler's hook throws, and whose body resolves the
+    /// handler and then throws too when `bodyThrows`: the error `withScope` threw (an `E`), and
+    /// what the hooks recorded.
+    private static func failingRequest<E: Error>(_ type: E.Type, bodyThrows: Bool) async throws -> (
+        error: E, recorder: ShutdownRecorder
+    ) {
+        let recorder = ShutdownRecorder()
+        let root = app(recorder: recorder, failingHandler: true)
+        let error = try #require(
+            await #expect(throws: E.self) {
+                try await root.withScope(name: "request") { scope in
+                    _ = try scope.resolveProbe("handler")
+                    if bodyThrows { throw Boom("body failed") }
+                }
+            })
+        return (error, recorder)
+    }
+
     @Test func theChildIsShutDownWhenTheBodyReturns() async throws {
         try await withAsyncWatchdog {
             let recorder = ShutdownRecorder()
@@ -69,15 +87,7 @@ import Testing
 
     @Test func aShutdownFailureAloneThrowsTheShutdownError() async throws {
         try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Self.app(recorder: recorder, failingHandler: true)
-
-            let error = try #require(
-                await #expect(throws: ShutdownError.self) {
-                    try await root.withScope(name: "request") { scope in
-                        _ = try scope.resolveProbe("handler")
-                    }
-                })
+            let (error, _) = try await Self.failingRequest(ShutdownError.self, bodyThrows: false)
 
             #expect(error.failures.map(\.container) == ["request"])
             #expect(error.failures.map(\.key) == [ServiceKey(typeName: "ShutdownProbe", tag: "handler")])
@@ -87,16 +97,7 @@ import Testing
 
     @Test func aBodyFailureAndAShutdownFailureThrowAScopeErrorCarryingBoth() async throws {
         try await withAsyncWatchdog {
-            let recorder = ShutdownRecorder()
-            let root = Self.app(recorder: recorder, failingHandler: true)
-
-            let error = try #require(
-                await #expect(throws: ScopeError.self) {
-                    try await root.withScope(name: "request") { scope in
-                        _ = try scope.resolveProbe("handler")
-                        throw Boom("body failed")
-                    }
-                })
+            let (error, recorder) = try await Self.failingRequest(ScopeError.self, bodyThrows: true)
 
             #expect((error.bodyError as? Boom) == Boom("body failed"))
             #expect(error.shutdownError.failures.map(\.container) == ["request"])

@@ -10,7 +10,7 @@ import Testing
 /// resolves take part in coordination and then checks that the thread's next resolves start
 /// clean: their own `graph` instances, their own paths in errors, no cycle carried over, and
 /// the coordination of the next round unaffected.
-@Suite struct CleanContextAfterCoordinationTests {
+@Suite struct CleanContextAfterCoordinationTests: ServiceFixtures {
     final class Left: @unchecked Sendable {
         var right: Right?
     }
@@ -18,20 +18,10 @@ import Testing
         // Weak: the pair is no reference cycle (the singletons' slots hold both).
         weak var left: Left?
     }
-    final class Shared: Sendable {}
-    final class Holder: Sendable {
-        let first: Shared
-        let second: Shared
-        init(first: Shared, second: Shared) {
-            self.first = first
-            self.second = second
-        }
-    }
     final class Needs: Sendable {}
     final class Missing: Sendable {}
     final class Ping: Sendable {}
     final class Pong: Sendable {}
-    final class Slow: Sendable {}
 
     /// The services each round's threads resolve after their coordinated resolve, in a
     /// container that lives for the whole test (its registrations' serials stay the same, so
@@ -39,13 +29,10 @@ import Testing
     static func lastingContainer() -> Container {
         let lasting = Container(name: "lasting")
         lasting.register(Shared.self, lifetime: .graph) { _ in Shared() }
-        lasting.register(Holder.self, lifetime: .unique) { r in
-            Holder(first: try r.resolve(), second: try r.resolve())
+        lasting.register(Pair.self, lifetime: .unique) { r in
+            Pair(first: try r.resolve(), second: try r.resolve())
         }
-        lasting.register(Needs.self, lifetime: .unique) { r in
-            _ = try r.resolve(Missing.self)
-            return Needs()
-        }
+        lasting.register(Needs.self, lifetime: .unique, needing: Missing.self) { Needs() }
         lasting.register(Pong.self, lifetime: .unique) { _ in Pong() }
         lasting.register(Ping.self, lifetime: .unique) { _ in Ping() }.onResolved { r, _ in
             _ = try r.resolve(Pong.self)
@@ -60,10 +47,10 @@ import Testing
     ) {
         func fail(_ text: String) { failures.withLock { $0.append("round \(round): \(text)") } }
         do {
-            let holder = try lasting.resolve(Holder.self)
-            if holder.first !== holder.second { fail("a graph instance was not shared within its resolve") }
-            if let previous, previous === holder.first { fail("a graph instance of an earlier resolve came back") }
-            previous = holder.first
+            let pair = try lasting.resolve(Pair.self)
+            if pair.first !== pair.second { fail("a graph instance was not shared within its resolve") }
+            if let previous, previous === pair.first { fail("a graph instance of an earlier resolve came back") }
+            previous = pair.first
             _ = try lasting.resolve(Ping.self)
             _ = try lasting.resolve(Ping.self)
         } catch {
@@ -81,12 +68,37 @@ import Testing
         }
     }
 
+    /// Runs `rounds` rounds on `threads` threads: in each, the threads meet at a barrier, each
+    /// runs `body(index, round)` (what it throws is a failure of that round), then checks that
+    /// its next resolves in `lasting` start clean (`checkFreshResolves`). Bounded by a watchdog.
+    static func coordinatedRounds(
+        _ rounds: Int, threads: Int, lasting: Container, failures: Guarded<[String]>,
+        _ body: @escaping @Sendable (_ index: Int, _ round: Int) throws -> Void
+    ) async {
+        let barriers = (0..<rounds).map { _ in Reliability.Barrier(count: threads) }
+        await runOnThreads(threads, timeout: 60) { index in
+            var previous: Shared?
+            for round in 0..<rounds {
+                guard barriers[round].arriveAndWait() else {
+                    failures.withLock { $0.append("round \(round): the barrier timed out") }
+                    return
+                }
+                do {
+                    try body(index, round)
+                } catch {
+                    failures.withLock { $0.append("round \(round): \(error)") }
+                }
+                checkFreshResolves(in: lasting, round: round, previous: &previous, failures: failures)
+            }
+        }
+    }
+
     /// Two long-lived threads start at the two ends of a property-injection cycle of
     /// singletons, each round in a fresh container: they share a group, one thread runs both
     /// resolves' blocks, and they publish together. Then each thread resolves more on the same
     /// thread (reusing its context when nothing else references it). Every round gives one
     /// consistent pair, and every later resolve is right. Bounded by a watchdog.
-    @Test func threadsThatSharedACycleGoOnResolvingFromACleanContext() {
+    @Test func threadsThatSharedACycleGoOnResolvingFromACleanContext() async {
         let rounds = 60
         let lasting = Self.lastingContainer()
         let containers = (0..<rounds).map { round -> Container in
@@ -99,37 +111,24 @@ import Testing
             }
             return container
         }
-        let barriers = (0..<rounds).map { _ in Reliability.Barrier(count: 2) }
         let failures = Guarded<[String]>([])
         let pairs = Guarded<[Int: [ObjectIdentifier]]>([:])
-        runOnThreads(2, timeout: 60) { index in
-            var previous: Shared?
-            for round in 0..<rounds {
-                guard barriers[round].arriveAndWait() else {
-                    failures.withLock { $0.append("round \(round): the barrier timed out") }
+        await Self.coordinatedRounds(rounds, threads: 2, lasting: lasting, failures: failures) { index, round in
+            let left: Left
+            if index == 0 {
+                left = try containers[round].resolve(Left.self)
+            } else {
+                guard let found = try containers[round].resolve(Right.self).left else {
+                    failures.withLock { $0.append("round \(round): a Right without its Left") }
                     return
                 }
-                do {
-                    let left: Left
-                    if index == 0 {
-                        left = try containers[round].resolve(Left.self)
-                    } else {
-                        guard let found = try containers[round].resolve(Right.self).left else {
-                            failures.withLock { $0.append("round \(round): a Right without its Left") }
-                            continue
-                        }
-                        left = found
-                    }
-                    guard let right = left.right, right.left === left else {
-                        failures.withLock { $0.append("round \(round): an inconsistent pair") }
-                        continue
-                    }
-                    pairs.withLock { $0[round, default: []].append(ObjectIdentifier(left)) }
-                } catch {
-                    failures.withLock { $0.append("round \(round): \(error)") }
-                }
-                Self.checkFreshResolves(in: lasting, round: round, previous: &previous, failures: failures)
+                left = found
             }
+            guard let right = left.right, right.left === left else {
+                failures.withLock { $0.append("round \(round): an inconsistent pair") }
+                return
+            }
+            pairs.withLock { $0[round, default: []].append(ObjectIdentifier(left)) }
         }
         #expect(failures.current.isEmpty)
         #expect(pairs.current.count == rounds)
@@ -141,7 +140,7 @@ import Testing
     /// the waiters until they wake. Every thread gets the one instance, built once; each
     /// thread's next resolves, on the same thread, start clean, round after round: the waits of
     /// one round leave nothing in the next.
-    @Test func threadsThatWaitedForAnotherThreadsBuildResolveFromACleanContext() {
+    @Test func threadsThatWaitedForAnotherThreadsBuildResolveFromACleanContext() async {
         let rounds = 40
         let threads = 3
         let lasting = Self.lastingContainer()
@@ -154,31 +153,18 @@ import Testing
                 return Slow()
             }
             // Waiting goes through a factory, so the waiter's path has a key of its own.
-            container.register(Holder.self, lifetime: .unique) { r in
+            container.register(Pair.self, lifetime: .unique) { r in
                 _ = try r.resolve(Slow.self)
-                return Holder(first: Shared(), second: Shared())
+                return Pair(first: Shared(), second: Shared())
             }
             return container
         }
-        let barriers = (0..<rounds).map { _ in Reliability.Barrier(count: threads) }
         let seen = Guarded<[[ObjectIdentifier]]>(Array(repeating: [], count: rounds))
         let failures = Guarded<[String]>([])
-        runOnThreads(threads, timeout: 60) { _ in
-            var previous: Shared?
-            for round in 0..<rounds {
-                guard barriers[round].arriveAndWait() else {
-                    failures.withLock { $0.append("round \(round): the barrier timed out") }
-                    return
-                }
-                do {
-                    _ = try containers[round].resolve(Holder.self)
-                    let slow = try containers[round].resolve(Slow.self)
-                    seen.withLock { $0[round].append(ObjectIdentifier(slow)) }
-                } catch {
-                    failures.withLock { $0.append("round \(round): \(error)") }
-                }
-                Self.checkFreshResolves(in: lasting, round: round, previous: &previous, failures: failures)
-            }
+        await Self.coordinatedRounds(rounds, threads: threads, lasting: lasting, failures: failures) { _, round in
+            _ = try containers[round].resolve(Pair.self)
+            let slow = try containers[round].resolve(Slow.self)
+            seen.withLock { $0[round].append(ObjectIdentifier(slow)) }
         }
         #expect(failures.current.isEmpty)
         #expect(runs.allSatisfy { $0.value == 1 })
@@ -194,14 +180,6 @@ import Testing
             let provider: Provider<Shared>
             init(provider: Provider<Shared>) { self.provider = provider }
         }
-        final class User: Sendable {
-            let direct: Shared
-            let provided: Shared
-            init(direct: Shared, provided: Shared) {
-                self.direct = direct
-                self.provided = provided
-            }
-        }
         let container = Container(name: "app")
         container.register(Shared.self, lifetime: .graph) { _ in Shared() }
         // A singleton: building it takes part in coordination.
@@ -210,13 +188,14 @@ import Testing
         let first = try keeper.provider()
         let second = try keeper.provider()
         #expect(first !== second)
-        container.register(User.self, lifetime: .unique) { r in
-            User(direct: try r.resolve(), provided: try keeper.provider())
+        // A pair of the shared instance, directly and through the provider.
+        container.register(Pair.self, lifetime: .unique) { r in
+            Pair(first: try r.resolve(), second: try keeper.provider())
         }
         for _ in 0..<3 {
-            let user = try container.resolve(User.self)
-            #expect(user.direct === user.provided)
-            #expect(user.direct !== first && user.direct !== second)
+            let pair = try container.resolve(Pair.self)
+            #expect(pair.first === pair.second)
+            #expect(pair.first !== first && pair.first !== second)
         }
     }
     /// A resolve that made a `Lazy` or `Provider` (which reference its context weakly, giving

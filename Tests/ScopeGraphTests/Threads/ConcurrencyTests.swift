@@ -6,20 +6,12 @@ import Testing
 
 /// The contract's "Concurrency guarantees", each made deterministic: rendezvous instead of
 /// sleeps wherever an interleaving must happen, and a watchdog on every multi-thread run.
-@Suite struct ConcurrencyTests {
+@Suite struct ConcurrencyTests: ServiceFixtures {
     final class Slow: @unchecked Sendable {}
     final class Cached: @unchecked Sendable {}
     final class UsesCached: @unchecked Sendable {
         let cached: Cached
         init(cached: Cached) { self.cached = cached }
-    }
-    final class Left: @unchecked Sendable {
-        var right: Right?
-        init(right: Right? = nil) { self.right = right }
-    }
-    final class Right: @unchecked Sendable {
-        var left: Left?
-        init(left: Left? = nil) { self.left = left }
     }
     final class Flagged: @unchecked Sendable {
         private let lock = NSLock()
@@ -38,7 +30,7 @@ import Testing
         }
     }
 
-    @Test func cachedFactoryRunsExactlyOnceUnderContention() {
+    @Test func cachedFactoryRunsExactlyOnceUnderContention() async {
         for _ in 0..<20 {
             let container = Container()
             let runs = Counter()
@@ -48,7 +40,7 @@ import Testing
                 return Slow()
             }
             let seen = Guarded<[ObjectIdentifier]>([])
-            runOnThreads(8) { _ in
+            await runOnThreads(8) { _ in
                 guard let slow = try? container.resolve(Slow.self) else { return }
                 seen.withLock { $0.append(ObjectIdentifier(slow)) }
             }
@@ -59,7 +51,7 @@ import Testing
     }
 
     @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton, .perContainer])
-    func everyCachedLifetimeBuildsOncePerSlot(lifetime: Lifetime) {
+    func everyCachedLifetimeBuildsOncePerSlot(lifetime: Lifetime) async {
         let container = Container()
         let runs = Counter()
         container.register(Slow.self, lifetime: lifetime) { _ in
@@ -68,7 +60,7 @@ import Testing
             return Slow()
         }
         let seen = Guarded<[Slow]>([])
-        runOnThreads(8) { _ in
+        await runOnThreads(8) { _ in
             if let slow = try? container.resolve(Slow.self) { seen.withLock { $0.append(slow) } }
         }
         #expect(runs.value == 1)
@@ -79,7 +71,7 @@ import Testing
     /// the parent's memo, built and published as the resolve's last act) builds once however
     /// many threads ask at once; with an `onResolved` block, the block runs once too.
     @Test(arguments: [false, true])
-    func aRequestScopesServiceBuildsOnceWhenThreadsAskTogether(withBlock: Bool) throws {
+    func aRequestScopesServiceBuildsOnceWhenThreadsAskTogether(withBlock: Bool) async throws {
         let app = Container(name: "app")
         let runs = Counter()
         let blocks = Counter()
@@ -94,7 +86,7 @@ import Testing
         #expect(runs.value == 4)
         let request = app.makeChild(name: "request")
         let seen = Guarded<[Slow]>([])
-        runOnThreads(8) { _ in
+        await runOnThreads(8) { _ in
             if let slow = try? request.resolve(Slow.self) { seen.withLock { $0.append(slow) } }
         }
         #expect(runs.value == 5)
@@ -108,10 +100,10 @@ import Testing
     /// their owner drops them, other containers keep linking to the parent, which prunes its
     /// links to dropped containers under its lock: the check must not free a child there (its
     /// `deinit` takes the same lock). A hang fails the test (bounded at 60 s).
-    @Test func droppingChildrenThatLinkToTheirParentWhileOthersLinkToItDoesNotDeadlock() {
+    @Test func droppingChildrenThatLinkToTheirParentWhileOthersLinkToItDoesNotDeadlock() async {
         let parent = Container(name: "parent")
         let done = Guarded(false)
-        let finished = runOnThreads(2, timeout: 60) { index in
+        let finished = await runOnThreads(2, timeout: 60) { index in
             if index == 0 {
                 for _ in 0..<400 {
                     var batch = (0..<64).map { parent.makeChild(name: "child-\($0)") }
@@ -128,7 +120,7 @@ import Testing
         #expect(parent.children.isEmpty)
     }
 
-    @Test func readingACachedInstanceNeverWaitsForAnotherThreadsFactory() {
+    @Test func readingACachedInstanceNeverWaitsForAnotherThreadsFactory() async {
         let container = Container()
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
@@ -146,7 +138,7 @@ import Testing
         // While the slow factory is blocked, cached reads and uncached graphs over cached
         // dependencies complete on another thread.
         let results = Guarded<[ObjectIdentifier]>([])
-        let finished = runOnThreads(1, timeout: 5) { _ in
+        let finished = await runOnThreads(1, timeout: 5) { _ in
             if let again = try? container.resolve(Cached.self), let user = try? container.resolve(UsesCached.self) {
                 results.withLock { $0 = [ObjectIdentifier(again), ObjectIdentifier(user.cached)] }
             }
@@ -156,47 +148,38 @@ import Testing
         #expect(results.current == [ObjectIdentifier(cached!), ObjectIdentifier(cached!)])
     }
 
-    @Test func independentSingletonsBuildInParallel() {
+    @Test func independentSingletonsBuildInParallel() async {
         // Each factory waits until the other has started: with one construction lock for all
         // singletons this would never finish, and the watchdog would fail the test.
         let container = Container()
         let meeting = Rendezvous()
         let met = Guarded<[Bool]>([])
         container.register(Left.self, lifetime: .singleton) { _ in
-            let arrived = meeting.arriveFirst()
-            met.withLock { $0.append(arrived) }
+            meeting.arrive(first: true, recordingIn: met)
             return Left()
         }
         container.register(Right.self, lifetime: .singleton) { _ in
-            let arrived = meeting.arriveSecond()
-            met.withLock { $0.append(arrived) }
+            meeting.arrive(first: false, recordingIn: met)
             return Right()
         }
-        runOnThreads(2) { index in
+        await runOnThreads(2) { index in
             if index == 0 { _ = try? container.resolve(Left.self) } else { _ = try? container.resolve(Right.self) }
         }
         #expect(met.current == [true, true])
     }
 
-    @Test func oppositeDirectionResolvesAcrossCollaboratorsDoNotDeadlock() {
+    @Test func oppositeDirectionResolvesAcrossCollaboratorsDoNotDeadlock() async {
         for _ in 0..<50 {
             let first = Container(name: "first")
             let second = Container(name: "second")
-            first.collaborate(with: second)
-            second.collaborate(with: first)
+            first.collaborateBothWays(with: second)
             first.register(Left.self, lifetime: .singleton) { _ in Left() }
             second.register(Right.self, lifetime: .singleton) { _ in Right() }
             // Each side's service needs the other side's singleton.
-            first.register(Cached.self, lifetime: .singleton) { r in
-                _ = try r.resolve(Right.self)
-                return Cached()
-            }
-            second.register(Slow.self, lifetime: .singleton) { r in
-                _ = try r.resolve(Left.self)
-                return Slow()
-            }
+            first.register(Cached.self, lifetime: .singleton, needing: Right.self) { Cached() }
+            second.register(Slow.self, lifetime: .singleton, needing: Left.self) { Slow() }
             let failures = Counter()
-            runOnThreads(4) { index in
+            await runOnThreads(4) { index in
                 do {
                     if index % 2 == 0 {
                         _ = try first.resolve(Slow.self)
@@ -211,7 +194,7 @@ import Testing
         }
     }
 
-    @Test func factoryThatWaitsForAResolveOnAnotherThreadCompletes() throws {
+    @Test func factoryThatWaitsForAResolveOnAnotherThreadCompletes() async throws {
         let container = Container()
         defer { container.removeAll() }  // the factory captures the container
         container.register(Cached.self, lifetime: .singleton) { _ in Cached() }
@@ -227,7 +210,7 @@ import Testing
             if cached == nil { throw CancellationError() }
             return Slow()
         }
-        let finished = runOnThreads(1) { _ in _ = try? container.resolve(Slow.self) }
+        let finished = await runOnThreads(1) { _ in _ = try? container.resolve(Slow.self) }
         #expect(finished)
         #expect(try container.resolveIfRegistered(Slow.self) != nil)
     }
@@ -248,7 +231,7 @@ import Testing
 
     /// Two threads that resolve the two ends of a property cycle at once (both factories
     /// running, met at a rendezvous) end with one consistent pair, each factory having run once.
-    @Test func twoThreadsAtBothEndsOfAPropertyCycleGetOneConsistentPair() throws {
+    @Test func twoThreadsAtBothEndsOfAPropertyCycleGetOneConsistentPair() async throws {
         for _ in 0..<20 {
             let container = Container()
             let meeting = Rendezvous()
@@ -257,21 +240,19 @@ import Testing
             let rightRuns = Counter()
             container.register(Left.self, lifetime: .singleton) { _ in
                 leftRuns.increment()
-                let arrived = meeting.arriveFirst(timeout: 2)
-                met.withLock { $0.append(arrived) }
+                meeting.arrive(first: true, timeout: 2, recordingIn: met)
                 return Left()
             }.onResolved { r, left in left.right = try r.resolve() }
             container.register(Right.self, lifetime: .singleton) { _ in
                 rightRuns.increment()
-                let arrived = meeting.arriveSecond(timeout: 2)
-                met.withLock { $0.append(arrived) }
+                meeting.arrive(first: false, timeout: 2, recordingIn: met)
                 return Right()
             }.onResolved { r, right in right.left = try r.resolve() }
 
             let lefts = Guarded<[Left]>([])
             let rights = Guarded<[Right]>([])
             let errors = Guarded<[String]>([])
-            runOnThreads(2) { index in
+            await runOnThreads(2) { index in
                 do {
                     if index == 0 {
                         let left = try container.resolve(Left.self)
@@ -295,11 +276,23 @@ import Testing
         }
     }
 
+    /// Resolves `Left` on one thread and `Right` on another, at once: what each threw, by
+    /// thread (0 resolved `Left`, 1 `Right`; no entry: it returned).
+    static func errorsResolvingBothEnds(of container: Container) async -> [Int: any Error] {
+        let errors = Guarded<[Int: any Error]>([:])
+        await runOnThreads(2) { index in
+            do {
+                if index == 0 { _ = try container.resolve(Left.self) } else { _ = try container.resolve(Right.self) }
+            } catch { errors.withLock { $0[index] = error } }
+        }
+        return errors.current
+    }
+
     /// Two threads that start a constructor cycle at both ends at once (both factories running,
     /// met at a rendezvous) both throw the group's one `.circularDependency` error, whose path
     /// runs from the top-level request of the resolve that closed the cycle, through the key
     /// the other thread builds, back to the repeated key; nothing is cached.
-    @Test func twoThreadsAtBothEndsOfAConstructorCycleBothGetTheCycleError() {
+    @Test func twoThreadsAtBothEndsOfAConstructorCycleBothGetTheCycleError() async {
         for _ in 0..<20 {
             let container = Container()
             let meeting = Rendezvous()
@@ -307,39 +300,25 @@ import Testing
             let concurrentPhase = Guarded(true)
             container.register(Left.self, lifetime: .singleton) { r in
                 if concurrentPhase.current {
-                    let arrived = meeting.arriveFirst(timeout: 2)
-                    met.withLock { $0.append(arrived) }
+                    meeting.arrive(first: true, timeout: 2, recordingIn: met)
                 }
                 return Left(right: try r.resolve())
             }
             container.register(Right.self, lifetime: .singleton) { r in
                 if concurrentPhase.current {
-                    let arrived = meeting.arriveSecond(timeout: 2)
-                    met.withLock { $0.append(arrived) }
+                    meeting.arrive(first: false, timeout: 2, recordingIn: met)
                 }
                 return Right(left: try r.resolve())
             }
-            let outcomes = Guarded<[Int: String]>([:])
-            let paths = Guarded<[Int: [String]]>([:])
-            runOnThreads(2) { index in
-                do {
-                    if index == 0 {
-                        _ = try container.resolve(Left.self)
-                    } else {
-                        _ = try container.resolve(Right.self)
-                    }
-                    outcomes.withLock { $0[index] = "success" }
-                } catch let error as ResolutionError {
-                    outcomes.withLock { $0[index] = error.kind.caseName }
-                    paths.withLock { $0[index] = error.path.map(\.typeName) }
-                } catch { outcomes.withLock { $0[index] = "other: \(error)" } }
-            }
+            let errors = await Self.errorsResolvingBothEnds(of: container)
+            let outcomes = errors.mapValues { ($0 as? ResolutionError)?.kind.caseName ?? "other: \($0)" }
+            let paths = errors.compactMapValues { ($0 as? ResolutionError)?.path.map(\.typeName) }
             #expect(met.current == [true, true], "both factories ran at once")
-            #expect(outcomes.current == [0: "circularDependency", 1: "circularDependency"])
+            #expect(outcomes == [0: "circularDependency", 1: "circularDependency"])
             // Either thread may be the one that closes the cycle; both report that one's path.
-            let path = paths.current[0]
+            let path = paths[0]
             #expect(path == ["Left", "Right", "Left"] || path == ["Right", "Left", "Right"])
-            #expect(paths.current[1] == path, "every member throws the same error")
+            #expect(paths[1] == path, "every member throws the same error")
             concurrentPhase.withLock { $0 = false }
             // Nothing was cached: a single-thread resolve reports the cycle with its path.
             do {
@@ -359,7 +338,7 @@ import Testing
             let container = Container()
             let blockStarted = DispatchSemaphore(value: 0)
             let finishBlock = DispatchSemaphore(value: 0)
-            container.register(Flagged.self, lifetime: .singleton) { _ in Flagged() }
+            let registration = container.register(Flagged.self, lifetime: .singleton) { _ in Flagged() }
                 .onResolved { _, flagged in
                     blockStarted.signal()
                     _ = finishBlock.wait(timeout: .now() + 5)
@@ -374,8 +353,10 @@ import Testing
                 return (try? container.resolve(Flagged.self))?.ready
             }
             #expect(aboutToResolve.wait(timeout: .now() + 5) == .success)
-            // The block is still held, so a reader that got an instance now got it half-built.
-            #expect(reader.result(timeout: 0.5) == nil, "the reader waits while the block runs")
+            // The block is still held: the reader must wait for the build (the coordinator counts
+            // it), and must not have returned (it would have got the instance half-built).
+            #expect(registration.waitUntilSomeoneWaitsForItsBuild(), "the reader waits while the block runs")
+            #expect(reader.result(timeout: 0) == nil, "the reader returned while the block ran")
             finishBlock.signal()
             let readerSaw = reader.result(timeout: 5)
             let builderSaw = builder.result(timeout: 5)
@@ -385,7 +366,7 @@ import Testing
         }
     }
 
-    @Test func aFailedBuildIsRetriedByTheNextResolve() {
+    @Test func aFailedBuildIsRetriedByTheNextResolve() async {
         let container = Container()
         let attempts = Counter()
         struct Boom: Error {}
@@ -396,7 +377,7 @@ import Testing
         }
         #expect(throws: ResolutionError.self) { try container.resolve(Slow.self) }
         let seen = Guarded<[ObjectIdentifier]>([])
-        runOnThreads(8) { _ in
+        await runOnThreads(8) { _ in
             if let slow = try? container.resolve(Slow.self) { seen.withLock { $0.append(ObjectIdentifier(slow)) } }
         }
         #expect(attempts.value == 2)
@@ -418,7 +399,7 @@ extension ConcurrencyTests {
     /// deinit that resolves (here: a singleton not built yet) neither deadlocks nor crashes.
     /// (`DeinitHook` has an `onResolved` block: incomplete until the resolve ends, it is
     /// discarded when the resolve fails.)
-    @Test func aDeinitThatResolvesWhileAFailedResolveIsReleasedDoesNotDeadlock() {
+    @Test func aDeinitThatResolvesWhileAFailedResolveIsReleasedDoesNotDeadlock() async {
         let container = Container()
         defer { container.removeAll() }  // the factory captures the container
         let resolvedInDeinit = Guarded(false)
@@ -430,7 +411,7 @@ extension ConcurrencyTests {
             _ = try r.resolve(DeinitHook.self)
             throw Boom()
         }
-        let finished = runOnThreads(1, timeout: 10) { _ in _ = try? container.resolve(Slow.self) }
+        let finished = await runOnThreads(1, timeout: 10) { _ in _ = try? container.resolve(Slow.self) }
         #expect(finished)
         #expect(resolvedInDeinit.current)
     }
@@ -465,15 +446,6 @@ extension ConcurrencyTests {
 // MARK: - A resolve lives on one thread
 
 extension ConcurrencyTests {
-    final class Shared: Sendable {}
-    final class Pair: Sendable {
-        let first: Shared
-        let second: Shared
-        init(_ first: Shared, _ second: Shared) {
-            self.first = first
-            self.second = second
-        }
-    }
 
     /// `DispatchQueue.global().sync` runs its block on the calling thread, so a resolve inside
     /// it, through the factory's `Resolver` or through the container, joins the resolve in
@@ -482,10 +454,7 @@ extension ConcurrencyTests {
         let container = Container()
         let sharedRuns = Counter()
         let ranOnTheCallingThread = Guarded<Bool?>(nil)
-        container.register(Shared.self) { _ in
-            sharedRuns.increment()
-            return Shared()
-        }
+        container.register(Shared.self, counting: sharedRuns) { Shared() }
         container.register(Pair.self) { [weak container] r in
             guard let container else { throw CancellationError() }
             let first = try r.resolve(Shared.self)
@@ -496,7 +465,7 @@ extension ConcurrencyTests {
             }
             #expect(throughResolver === first, "the factory's Resolver inside sync joins the resolve")
             #expect(throughContainer === first, "container.resolve inside sync joins the resolve")
-            return Pair(first, throughContainer)
+            return Pair(first: first, second: throughContainer)
         }
         let pair = try container.resolve(Pair.self)
         #expect(ranOnTheCallingThread.current == true, "the premise: sync ran the block on the factory's thread")
@@ -556,15 +525,12 @@ extension ConcurrencyTests {
     @Test func theFactorysResolverUsedOnAnotherThreadStartsASeparateResolve() throws {
         let container = Container()
         let sharedRuns = Counter()
-        container.register(Shared.self) { _ in
-            sharedRuns.increment()
-            return Shared()
-        }
+        container.register(Shared.self, counting: sharedRuns) { Shared() }
         container.register(Pair.self) { r in
             let first = try r.resolve(Shared.self)
             let elsewhere = StartedThread { try r.resolve(Shared.self) }
             guard let second = try elsewhere.value(timeout: 10) else { throw CancellationError() }
-            return Pair(first, second)
+            return Pair(first: first, second: second)
         }
         let pair = try container.resolve(Pair.self)
         #expect(pair.first !== pair.second, "the other thread built a graph of its own")
@@ -618,7 +584,7 @@ extension ConcurrencyTests {
     /// Two threads at both ends of a property cycle join one group (each block reads the
     /// instance the other thread built). When one block throws, both resolves throw that
     /// block's error, and neither instance is cached: a later resolve runs both factories again.
-    @Test func twoThreadsAtBothEndsOfAPropertyCycleFailTogetherWhenABlockThrows() throws {
+    @Test func twoThreadsAtBothEndsOfAPropertyCycleFailTogetherWhenABlockThrows() async throws {
         for _ in 0..<10 {
             let container = Container()
             let meeting = Rendezvous()
@@ -638,8 +604,7 @@ extension ConcurrencyTests {
             container.register(Left.self, lifetime: .singleton) { _ in
                 leftRuns.increment()
                 if concurrentPhase.current {
-                    let arrived = meeting.arriveFirst(timeout: 2)
-                    met.withLock { $0.append(arrived) }
+                    meeting.arrive(first: true, timeout: 2, recordingIn: met)
                 }
                 let left = Left()
                 lefts.withLock { $0.append(left) }
@@ -652,26 +617,15 @@ extension ConcurrencyTests {
             container.register(Right.self, lifetime: .singleton) { _ in
                 rightRuns.increment()
                 if concurrentPhase.current {
-                    let arrived = meeting.arriveSecond(timeout: 2)
-                    met.withLock { $0.append(arrived) }
+                    meeting.arrive(first: false, timeout: 2, recordingIn: met)
                 }
                 return Right()
             }.onResolved { r, right in right.left = try r.resolve() }
 
-            let outcomes = Guarded<[Int: Outcome]>([:])
-            runOnThreads(2) { index in
-                do {
-                    if index == 0 {
-                        _ = try container.resolve(Left.self)
-                    } else {
-                        _ = try container.resolve(Right.self)
-                    }
-                    outcomes.withLock { $0[index] = .success }
-                } catch { outcomes.withLock { $0[index] = Outcome(error) } }
-            }
+            let outcomes = await Self.errorsResolvingBothEnds(of: container).mapValues { Outcome($0) }
             #expect(met.current == [true, true], "both factories ran at once")
             let blockError = Outcome(kind: "factoryFailed", key: "Left", path: ["Left"], cause: "Boom")
-            #expect(outcomes.current == [0: blockError, 1: blockError], "both threads throw the block's error")
+            #expect(outcomes == [0: blockError, 1: blockError], "both threads throw the block's error")
             #expect(leftRuns.value == 1)
             #expect(rightRuns.value == 1)
 
@@ -755,17 +709,14 @@ extension ConcurrencyTests {
     /// First resolves through the own and the forwarded type at once build one instance.
     @Suite struct Forwarded: ProbeFixtures {
         /// Eight threads resolving the own and the forwarded type from a child build each cached lifetime once.
-        @Test func threadsResolvingTheOwnAndTheForwardedTypeAtOnceBuildOnce() throws {
+        @Test func threadsResolvingTheOwnAndTheForwardedTypeAtOnceBuildOnce() async throws {
             for lifetime in [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton] {
                 let root = Container(name: "root")
                 let child = root.makeChild(name: "child")
                 let builds = Counter()
-                root.register(Impl.self, lifetime: lifetime) { _ in
-                    builds.increment()
-                    return Impl()
-                }.implements((any Service).self)
+                root.register(Impl.self, lifetime: lifetime, counting: builds) { Impl() }.implements((any Service).self)
                 let got = Guarded<[ObjectIdentifier]>([])
-                runOnThreads(8) { index in
+                await runOnThreads(8) { index in
                     let instance: AnyObject? =
                         index.isMultiple(of: 2)
                         ? try? child.resolve(Impl.self) : try? child.resolve((any Service).self)

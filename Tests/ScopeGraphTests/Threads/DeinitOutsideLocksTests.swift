@@ -11,19 +11,6 @@ import Testing
 @Suite(.serialized) struct DeinitOutsideLocksTests {
     final class Handler: Sendable {}
     final class PerRequest: Sendable {}
-    /// A cached instance whose deinit resolves a `perContainer` instance in a new child of
-    /// `home` (a build, which takes the coordinator's lock).
-    final class ResolvesInDeinit: Sendable {
-        let home: Container
-        let resolved: Counter
-        init(home: Container, resolved: Counter) {
-            self.home = home
-            self.resolved = resolved
-        }
-        deinit {
-            if (try? home.makeChild(name: "request").resolve(PerRequest.self)) != nil { resolved.increment() }
-        }
-    }
 
     /// A resolve through A's link builds the collaborator B's singleton (published when the
     /// resolve ends: it has a block) while another thread
@@ -77,13 +64,18 @@ import Testing
         -> Container
     {
         let b = Container(name: "b")
-        b.register(ResolvesInDeinit.self, lifetime: .singleton) { _ in ResolvesInDeinit(home: home, resolved: resolved)
+        // A cached instance whose deinit resolves a `perContainer` instance in a new child of
+        // `home` (a build, which takes the coordinator's lock).
+        b.register(DeinitHook.self, lifetime: .singleton) { _ in
+            DeinitHook {
+                if (try? home.makeChild(name: "request").resolve(PerRequest.self)) != nil { resolved.increment() }
+            }
         }
         // A block makes the instance incomplete until its resolve ends, so it is published at
         // the end, when the resolving thread no longer holds B but through the weak link.
         let handler = b.register(Handler.self, lifetime: .singleton) { _ in Handler() }.onResolved { _, _ in }
         if withShutdownHook { handler.onShutdown { _ in } }
-        _ = try? b.resolve(ResolvesInDeinit.self)
+        _ = try? b.resolve(DeinitHook.self)
         a.collaborate(with: b)
         return b
     }

@@ -232,8 +232,7 @@ private struct FaultWorld {
     init(faults: FaultPlan) {
         left = root.makeChild(name: "left")
         right = root.makeChild(name: "right")
-        left.collaborate(with: right)
-        right.collaborate(with: left)
+        left.collaborateBothWays(with: right)
 
         register("leaf", .singleton, in: root, faults) { _ in [] }
         register("mid", .singleton, in: root, faults) { r in [try r.resolve(FragileService.self, tag: "leaf")] }

@@ -9,13 +9,6 @@ import Testing
 /// lock is taken again: a thread stuck for good). Each case ran into that before it was fixed;
 /// a hang fails the test after 20 s.
 @Suite struct ReentrantDeinitTests {
-    /// Runs `onDeinit` when freed.
-    final class Hook: Sendable {
-        let onDeinit: @Sendable () -> Void
-        init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
-        deinit { onDeinit() }
-    }
-
     final class Screen: @unchecked Sendable {
         // @unchecked: the wrapper is only configured before the threads start; its box is thread-safe.
         @LazyInjected var number: Int
@@ -26,24 +19,41 @@ import Testing
         runOnThreads(1, timeout: 20) { _ in body() }
     }
 
+    /// Runs `body` on a thread of its own (bounded), and expects it to return and the deinit it
+    /// caused to have done its work (`deinitWorked`).
+    private func expectItReturnsAndTheDeinitWorked(
+        _ deinitWorked: Guarded<Bool>, sourceLocation: SourceLocation = #_sourceLocation,
+        _ body: @escaping @Sendable () -> Void
+    ) {
+        let finished = returns(body)
+        #expect(finished, sourceLocation: sourceLocation)
+        guard finished else { return }
+        #expect(deinitWorked.current, sourceLocation: sourceLocation)
+    }
+
+    /// A container "app" with a singleton `Int` (42) and a `DeinitHook` of `lifetime` (with an
+    /// empty `onResolved` block when `withABlock`) whose deinit resolves it: `resolvedInDeinit`
+    /// is true once that deinit got 42. The hook's factory captures the container.
+    private static func appWithAHookThatResolves(lifetime: Lifetime, withABlock: Bool = false) -> (
+        container: Container, resolvedInDeinit: Guarded<Bool>
+    ) {
+        let container = Container(name: "app")
+        let resolvedInDeinit = Guarded(false)
+        container.register(Int.self, lifetime: .singleton) { _ in 42 }
+        let hook = container.register(DeinitHook.self, lifetime: lifetime) { _ in
+            DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
+        }
+        if withABlock { hook.onResolved { _, _ in } }
+        return (container, resolvedInDeinit)
+    }
+
     /// A `unique` instance with an `onResolved` block, dropped by the factory that asked for it:
     /// its last reference is the pending block, released when the blocks have run.
     @Test func anInstanceFreedWithItsPendingBlockMayResolve() {
-        let container = Container(name: "app")
+        let (container, resolvedInDeinit) = Self.appWithAHookThatResolves(lifetime: .unique, withABlock: true)
         defer { container.removeAll() }  // the factories capture the container
-        let resolvedInDeinit = Guarded(false)
-        container.register(Int.self, lifetime: .singleton) { _ in 42 }
-        container.register(Hook.self, lifetime: .unique) { _ in
-            Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
-        }.onResolved { _, _ in }
-        container.register(String.self, lifetime: .singleton) { r in
-            _ = try r.resolve(Hook.self)
-            return "app"
-        }
-        let finished = returns { _ = try? container.resolve(String.self) }
-        #expect(finished)
-        guard finished else { return }
-        #expect(resolvedInDeinit.current)
+        container.register(String.self, lifetime: .singleton, needing: DeinitHook.self) { "app" }
+        expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
     }
 
     /// The same, where the deinit resolves a `graph` service that the finishing resolve also
@@ -65,13 +75,13 @@ import Testing
         container.register(Shared.self, lifetime: .graph) { _ in Shared() }
         let int = container.register(Int.self, lifetime: .singleton) { _ in 42 }
         if throughTheCoordinator { int.onShutdown { _ in } }
-        container.register(Hook.self, lifetime: .unique) { _ in
-            Hook { fromDeinit.withLock { $0 = try? container.resolve(Shared.self) } }
+        container.register(DeinitHook.self, lifetime: .unique) { _ in
+            DeinitHook { fromDeinit.withLock { $0 = try? container.resolve(Shared.self) } }
         }.onResolved { _, _ in }
         container.register(Root.self, lifetime: .unique) { r in
             _ = try r.resolve(Int.self)  // a cached build
             let shared = try r.resolve(Shared.self)
-            _ = try r.resolve(Hook.self)
+            _ = try r.resolve(DeinitHook.self)
             return Root(shared)
         }
         let root = Guarded<Root?>(nil)
@@ -85,21 +95,13 @@ import Testing
     /// A request scope made and dropped inside a factory: when the build ends, the scope's slot
     /// is the last reference to its instance.
     @Test func aRequestScopeDroppedInsideAFactoryMayFreeAnInstanceThatResolves() {
-        let container = Container(name: "app")
+        let (container, resolvedInDeinit) = Self.appWithAHookThatResolves(lifetime: .perContainer)
         defer { container.removeAll() }  // the factories capture the container
-        let resolvedInDeinit = Guarded(false)
-        container.register(Int.self, lifetime: .singleton) { _ in 42 }
-        container.register(Hook.self, lifetime: .perContainer) { _ in
-            Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }
-        }
         container.register(String.self, lifetime: .unique) { _ in
-            _ = try container.makeChild(name: "temporary").resolve(Hook.self)
+            _ = try container.makeChild(name: "temporary").resolve(DeinitHook.self)
             return "done"
         }
-        let finished = returns { _ = try? container.resolve(String.self) }
-        #expect(finished)
-        guard finished else { return }
-        #expect(resolvedInDeinit.current)
+        expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
     }
 
     /// A singleton of a collaborator whose owner lets it go while the singleton is built.
@@ -109,14 +111,8 @@ import Testing
         let owner = Guarded<Container?>(nil)
         Self.linkCollaborator(to: container, owner: owner, resolvedInDeinit: resolvedInDeinit)
         container.register(Double.self, lifetime: .singleton) { _ in 1.5 }
-        container.register(String.self, lifetime: .unique) { r in
-            _ = try r.resolve(Hook.self)
-            return "done"
-        }
-        let finished = returns { _ = try? container.resolve(String.self) }
-        #expect(finished)
-        guard finished else { return }
-        #expect(resolvedInDeinit.current)
+        container.register(String.self, lifetime: .unique, needing: DeinitHook.self) { "done" }
+        expectItReturnsAndTheDeinitWorked(resolvedInDeinit) { _ = try? container.resolve(String.self) }
         #expect(owner.current == nil)
     }
 
@@ -125,9 +121,9 @@ import Testing
         to container: Container, owner: Guarded<Container?>, resolvedInDeinit: Guarded<Bool>
     ) {
         let feature = Container(name: "feature")
-        feature.register(Hook.self, lifetime: .singleton) { _ in
+        feature.register(DeinitHook.self, lifetime: .singleton) { _ in
             owner.withLock { $0 = nil }  // the owner's reference goes now
-            return Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Double.self)) == 1.5 } }
+            return DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Double.self)) == 1.5 } }
         }
         container.collaborate(with: feature)
         owner.withLock { $0 = feature }
@@ -139,25 +135,22 @@ import Testing
         let screen = Screen()
         let readInDeinit = Guarded(false)
         Self.bindToTemporary(screen, readInDeinit: readInDeinit)
-        let finished = returns { screen.$number.container = Container(name: "other") }
-        #expect(finished)
-        guard finished else { return }
-        #expect(readInDeinit.current)
+        expectItReturnsAndTheDeinitWorked(readInDeinit) { screen.$number.container = Container(name: "other") }
     }
 
     @inline(never)
     private static func bindToTemporary(_ screen: Screen, readInDeinit: Guarded<Bool>) {
         let temporary = Container(name: "temporary")
-        temporary.register(Hook.self, lifetime: .singleton) { _ in
-            Hook { readInDeinit.withLock { $0 = !screen.$number.isResolved } }
+        temporary.register(DeinitHook.self, lifetime: .singleton) { _ in
+            DeinitHook { readInDeinit.withLock { $0 = !screen.$number.isResolved } }
         }
-        _ = try? temporary.resolve(Hook.self)
+        _ = try? temporary.resolve(DeinitHook.self)
         screen.$number.container = temporary
     }
 
     /// An error carrying a hook.
     struct HookError: Error {
-        let hook: Hook
+        let hook: DeinitHook
     }
 
     struct Failure: Error {}
@@ -173,7 +166,7 @@ import Testing
         let finished = returns {
             let last = Self.lastMemberOfFailedGroup(
                 error: HookError(
-                    hook: Hook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }))
+                    hook: DeinitHook { resolvedInDeinit.withLock { $0 = (try? container.resolve(Int.self)) == 42 } }))
             BuildCoordinator.shared.fail(last, with: Failure())
         }
         #expect(finished)

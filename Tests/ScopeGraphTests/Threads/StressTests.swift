@@ -121,7 +121,7 @@ extension StressTests {
                 _ = aBuilt.wait(timeout: .now() + 10)
                 // Thread 1 blocks on `b` (this build) first, unless thread 2 is to ask first.
                 if !threadTwoAsksFirst, let b = bRegistration.current {
-                    firstAskerWaited.withLock { $0 = Self.waitUntilSomeoneWaits(forTheBuilderOf: b) }
+                    firstAskerWaited.withLock { $0 = b.waitUntilSomeoneWaitsForItsBuild() }
                 }
                 let a = try r.resolve(Staged.self, tag: "a")
                 aSeenByB.withLock { $0 = a.completions.current }
@@ -134,7 +134,7 @@ extension StressTests {
             aBuilt.signal()
             // Thread 2 blocks on `a` (built here, not published) first.
             if threadTwoAsksFirst {
-                firstAskerWaited.withLock { $0 = Self.waitUntilSomeoneWaits(forTheBuilderOf: aRegistration) }
+                firstAskerWaited.withLock { $0 = aRegistration.waitUntilSomeoneWaitsForItsBuild() }
             }
             return Staged([a, try r.resolve(Staged.self, tag: "b")])
         }
@@ -163,20 +163,6 @@ extension StressTests {
         // Published together: later resolves get the same instances, and nothing runs again.
         #expect(try container.resolve(Staged.self, tag: "a") === topInstance.dependencies.first)
         #expect(try container.resolve(Staged.self, tag: "b") === bInstance)
-    }
-
-    /// Polls (at most 10 s) until a resolve waits on the coordinator for the one building
-    /// `registration`'s singleton: the builder's count of waiters, read under the coordinator's
-    /// lock, is then positive. False if that never happened.
-    private static func waitUntilSomeoneWaits(forTheBuilderOf registration: Registration<Staged>) -> Bool {
-        guard let slot = registration.entry.ownerSlot else { return false }
-        let coordinator = BuildCoordinator.shared
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if coordinator.lock.withLock({ (slot.build.builder?.waiters ?? 0) > 0 }) { return true }
-            Thread.sleep(forTimeInterval: 0.001)
-        }
-        return false
     }
 }
 

@@ -227,7 +227,7 @@ private final class Built: Sendable {
     /// resolve that began after a registration's removal or replacement returned gets one of
     /// its instances, no instance a resolve returned before a reset began is served after it,
     /// and every instance of a retired registration is freed once its holders let it go.
-    @Test func perContainerInstancesOfRetiredRegistrationsAreNeverServedAndAreFreed() throws {
+    @Test func perContainerInstancesOfRetiredRegistrationsAreNeverServedAndAreFreed() async throws {
         for seed: UInt64 in [11, 12] {
             let run = HolderRun()
             for key in 0..<HolderRun.keys { run.registerNewVersion(of: key) }
@@ -237,7 +237,7 @@ private final class Built: Sendable {
             let workers = 3
             let stepsPerWorker = 500
             let mutatorDone = Guarded(false)
-            let finished = runOnThreads(workers + 1, timeout: 30) { index in
+            let finished = await runOnThreads(workers + 1, timeout: 30) { index in
                 var random = Reliability.SplitMix64(seed: seed &* 1_000 &+ UInt64(index))
                 if index == workers {
                     var step = 0
@@ -349,7 +349,7 @@ private final class Built: Sendable {
     /// up): every resolve gets a value of its own and runs its block once. Under
     /// `perContainer`, a value type is cached per container: one run per child, whatever the
     /// contention, and every thread gets that value.
-    @Test func valueTypesUnderWeakSingletonAndPerContainerKeepTheirLifetimesUnderContention() throws {
+    @Test func valueTypesUnderWeakSingletonAndPerContainerKeepTheirLifetimesUnderContention() async throws {
         let app = Container(name: "app")
         let weakRuns = Counter()
         let weakBlocks = Counter()
@@ -373,7 +373,7 @@ private final class Built: Sendable {
         let weakSeen = Guarded<[Int]>([])
         let scopedSeen = Guarded<[Int: Set<Int>]>([:])
         let failures = Guarded<[String]>([])
-        let finished = runOnThreads(4, timeout: 20) { index in
+        let finished = await runOnThreads(4, timeout: 20) { index in
             for round in 0..<150 {
                 do {
                     let value = try app.resolve(ValueService.self, tag: "weak")
@@ -626,7 +626,7 @@ private final class Built: Sendable {
     /// mid-build). Every resolve gets an instance; none that a resolve returned before a reset
     /// began is served after that reset returned; and after a final, quiet reset everything
     /// built is freed once the test lets go of it.
-    @Test func resetsRacingWithFirstBuildsNeverServeAnInstanceReturnedBeforeThem() throws {
+    @Test func resetsRacingWithFirstBuildsNeverServeAnInstanceReturnedBeforeThem() async throws {
         struct Reset {
             let label: String?
             let container: String?
@@ -656,7 +656,7 @@ private final class Built: Sendable {
         let survivors = Guarded<Set<String>>([])
         defer { print("SyncEngineRaceTests: built before a reset, served after it: \(survivors.current.sorted())") }
         let done = Guarded(false)
-        let finished = runOnThreads(4, timeout: 30) { index in
+        let finished = await runOnThreads(4, timeout: 30) { index in
             var random = Reliability.SplitMix64(seed: 77 &+ UInt64(index))
             if index == 3 {
                 var step = 0

@@ -8,21 +8,7 @@ import Testing
 /// nobody else wants is built without the coordinator's lock; whoever asks for it meanwhile
 /// (a thread, a task reading it, the build's own cycle) makes the build the coordinator's, and
 /// then waits for it, gets it, or gets the cycle error, as with any build.
-@Suite struct UncontendedBuildTests {
-    final class Shared: Sendable {}
-    final class Handler: Sendable {
-        let shared: Shared
-        let helper: Helper
-        init(shared: Shared, helper: Helper) {
-            self.shared = shared
-            self.helper = helper
-        }
-    }
-    final class Helper: Sendable {}
-    final class Slow: Sendable {}
-    final class Left: Sendable {}
-    final class Right: Sendable {}
-
+@Suite struct UncontendedBuildTests: ServiceFixtures {
     /// The slot of `type`'s singleton registration in `container`.
     private static func singletonSlot<T>(_ type: T.Type, in container: Container) -> AnySlot? {
         container.withState { $0.registrations[Key(T.self, tag: nil)]?.entry.ownerSlot }
@@ -122,14 +108,8 @@ import Testing
 
     @Test func aSingletonThatAsksForItselfThroughAnotherIsACycleWithItsPath() throws {
         let container = Container(name: "app")
-        container.register(Left.self, lifetime: .singleton) { r in
-            _ = try r.resolve(Right.self)
-            return Left()
-        }
-        container.register(Right.self, lifetime: .perContainer) { r in
-            _ = try r.resolve(Left.self)
-            return Right()
-        }
+        container.register(Left.self, lifetime: .singleton, needing: Right.self) { Left() }
+        container.register(Right.self, lifetime: .perContainer, needing: Left.self) { Right() }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Left.self) }
         #expect(error.kind.caseName == "circularDependency")
         #expect(error.pathDescriptions == ["Left", "Right", "Left"])
