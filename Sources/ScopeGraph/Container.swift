@@ -133,11 +133,15 @@ public final class Container: Sendable {
         // The registrations go with their owner: retiring them drops the instances cached for
         // them here and in other containers (`perContainer`), even while a kept `Registration`
         // handle keeps an entry alive.
-        let owned = withState { state in
-            state.registrations.values.map(\.entry).filter { $0.owner == nil }
+        // And the registrations it held `perContainer` instances of forget it (their lists of
+        // holders would otherwise keep its link until they prune it).
+        let (owned, held) = withState { state in
+            (state.registrations.values.map(\.entry).filter { $0.owner == nil }, state.perContainer.entries)
         }
         for entry in owned { entry.retire() }
         let serial = self.serial
+        held.first?.forgetPerContainerHolder(serial: serial)
+        for entry in held.rest { entry.forgetPerContainerHolder(serial: serial) }
         parent?.withState { state in state.children.remove(serial: serial) }
         // Containers that collaborated with this one must forget lookups that answered from it.
         guard hasHadDependents.load(ordering: .acquiring) else { return }

@@ -13,16 +13,20 @@ import Testing
     func randomOperationsAgreeWithAModel(serialSpace: Int) {
         var generator = Reliability.SplitMix64(seed: UInt64(serialSpace))
         let owner = Container(name: "owner")
+        let entries = (0..<serialSpace).map { index in
+            owner.register(Handler.self, tag: ServiceTag("h\(index)"), lifetime: .perContainer) { _ in Handler() }.entry
+        }
         var table = PerContainerSlots()
         var model: [(serial: UInt64, slot: AnySlot)] = []
         for step in 0..<4_000 {
-            let serial = generator.next() % UInt64(serialSpace)
+            let entry = entries[Int(generator.next() % UInt64(serialSpace))]
+            let serial = entry.serial
             switch generator.next() % 10 {
             case 0..<5:
                 guard table[serial] == nil else { break }
                 let slot = Slot<Int>(
                     weak: false, retirement: Retirement(), logOwner: owner, boxType: StrongBox<Int>.self)
-                table.add(slot, for: serial)
+                table.add(slot, for: entry)
                 model.append((serial, slot))
             case 5..<8:
                 let removed = table.remove(serial: serial)
@@ -41,6 +45,24 @@ import Testing
             if table.count != model.count { return }
         }
         #expect(table.values.map(ObjectIdentifier.init) == model.map { ObjectIdentifier($0.slot) })
+    }
+
+    /// A request scope that held a `perContainer` instance is forgotten by the registration
+    /// when it is freed: the registration's list of holders stays as long as the live ones
+    /// (it used to keep links to freed scopes until it pruned them, allocating as it did).
+    @Test func aFreedRequestScopeLeavesNoLinkInTheRegistrationsHolders() throws {
+        let app = Container(name: "app")
+        let registration = app.register(Handler.self, lifetime: .perContainer) { _ in Handler() }
+        let kept = app.makeChild(name: "kept")
+        _ = try kept.resolve(Handler.self)
+        for _ in 0..<100 {
+            let request = app.makeChild(name: "request")
+            _ = try request.resolve(Handler.self)
+        }
+        // The live holders: the kept scope, and the app, whose memoized lookup made its own
+        // slot (for requests that start there).
+        #expect(Set(registration.entry.perContainerHolders.map(\.name)) == ["kept", "app"])
+        #expect(registration.entry.perContainerHolderLinks == 2)
     }
 
     /// Forty `perContainer` registrations resolved in one child (so its table is indexed),

@@ -6,10 +6,13 @@
 /// fast. A dictionary for every container cost a request scope (benchmark K) about 1,100
 /// instructions: its allocation, hashing and growth.
 struct PerContainerSlots {
+    /// A slot, with its registration (told when the container goes: `Container.deinit`) and
+    /// the registration's serial (compared without loading the registration).
+    private typealias Held = (serial: UInt64, entry: AnyEntry, slot: AnySlot)
     /// The oldest slot; `nil` only when there is none (`rest` is then empty too).
-    private var first: (serial: UInt64, slot: AnySlot)?
+    private var first: Held?
     /// The others, in the order they were added.
-    private var rest: [(serial: UInt64, slot: AnySlot)] = []
+    private var rest: [Held] = []
     /// Positions in `rest`, once it is longer than `indexThreshold`.
     private var index: [UInt64: Int] = [:]
     static var indexThreshold: Int { 16 }
@@ -23,6 +26,12 @@ struct PerContainerSlots {
         return [first.slot] + rest.map(\.slot)
     }
 
+    /// The registrations of the slots: the first apart, so that a container holding one slot
+    /// (a request scope) allocates no array for it.
+    var entries: (first: AnyEntry?, rest: [AnyEntry]) {
+        (first?.entry, rest.isEmpty ? [] : rest.map(\.entry))
+    }
+
     /// The slot of the registration with this serial, if there is one.
     subscript(serial: UInt64) -> AnySlot? {
         if let first, first.serial == serial { return first.slot }
@@ -30,13 +39,14 @@ struct PerContainerSlots {
     }
 
     /// Adds the slot of a registration that has none here yet.
-    mutating func add(_ slot: AnySlot, for serial: UInt64) {
+    mutating func add(_ slot: AnySlot, for entry: AnyEntry) {
+        let serial = entry.serial
         assert(self[serial] == nil, "ScopeGraph: a second perContainer slot for one registration")
         guard first != nil else {
-            first = (serial, slot)
+            first = (serial, entry, slot)
             return
         }
-        rest.append((serial, slot))
+        rest.append((serial, entry, slot))
         if rest.count > Self.indexThreshold {
             if index.isEmpty { reindex() } else { index[serial] = rest.count - 1 }
         }

@@ -48,7 +48,7 @@ extension Container {
     func perContainerSlot(for entry: AnyEntry, in state: inout State) -> (slot: AnySlot, isNew: Bool) {
         if let slot = state.perContainer[entry.serial] { return (slot, false) }
         let slot = entry.makeSlot(in: self)
-        state.perContainer.add(slot, for: entry.serial)
+        state.perContainer.add(slot, for: entry)
         return (slot, true)
     }
 

@@ -176,6 +176,20 @@ package class AnyEntry: @unchecked Sendable {
 
     /// Records that `container` holds a `perContainer` instance of this registration, so that
     /// retiring the registration drops it there. Call without any container lock held.
+    /// How many links to holders the registration keeps, live or not (for tests).
+    var perContainerHolderLinks: Int { lazyExtras.load()?.withLock { $0.perContainerHolders.count } ?? 0 }
+
+    /// Forgets the link to the container with this serial, which is going away
+    /// (`Container.deinit`): the list then stays as long as the live holders, and
+    /// `notePerContainerHolder` has nothing to prune while they go away in turn.
+    func forgetPerContainerHolder(serial: UInt64) {
+        lazyExtras.load()?.withLock { extras in
+            guard let position = extras.perContainerHolders.firstIndex(where: { $0.serial == serial }) else { return }
+            extras.perContainerHolders.swapAt(position, extras.perContainerHolders.count - 1)
+            extras.perContainerHolders.removeLast()
+        }
+    }
+
     func notePerContainerHolder(_ container: Container) {
         let live = extras.withLock { extras -> [Container] in
             extras.perContainerHolders.append(WeakContainer(container))
