@@ -35,8 +35,16 @@ package func withAsyncWatchdog<R: Sendable>(
     }
     guard let outcome else {
         task.withLock { $0?.cancel() }
-        Issue.record("timed out after \(limit) s", sourceLocation: sourceLocation)
+        Issue.record("timed out after \(limit) s\(waitsInProgress)", sourceLocation: sourceLocation)
         return nil
     }
     return try outcome.get()
+}
+
+/// The engine's waits in progress (`WaitRecords`, debug builds), one per line, for the message
+/// of a watchdog that fired: a hang names the wait it is stuck in.
+package var waitsInProgress: String {
+    let waits = WaitRecords.current
+    guard !waits.isEmpty else { return "; no resolve, reader or shutdown is waiting" }
+    return "; waiting now:\n" + waits.map { "  - \($0)" }.joined(separator: "\n")
 }

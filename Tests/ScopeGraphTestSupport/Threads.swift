@@ -44,7 +44,8 @@ package final class ThreadGroup: Sendable {
         let finished = group.wait(timeout: .now() + timeout) == .success
         if !finished {
             Issue.record(
-                "threads did not finish within \(timeout) s: deadlock or hang", sourceLocation: sourceLocation)
+                "threads did not finish within \(timeout) s: deadlock or hang\(waitsInProgress)",
+                sourceLocation: sourceLocation)
         }
         return finished
     }
@@ -74,7 +75,8 @@ package final class ThreadGroup: Sendable {
         }
         if !finished {
             Issue.record(
-                "threads did not finish within \(timeout) s: deadlock or hang", sourceLocation: sourceLocation)
+                "threads did not finish within \(timeout) s: deadlock or hang\(waitsInProgress)",
+                sourceLocation: sourceLocation)
         }
         return finished
     }

@@ -31,7 +31,9 @@ extension Container {
 
     /// Waits for the outcome of the shutdown that has begun.
     private func awaitShutdownOutcome() async -> ShutdownError? {
-        await withCheckedContinuation { continuation in
+        let record = WaitRecords.begin("a task waits for the shutdown of '\(name)' that another call began")
+        defer { WaitRecords.end(record) }
+        return await withCheckedContinuation { continuation in
             let outcome = withState { state -> ShutdownError?? in
                 switch state.shutdownProgress {
                 case .running(var waiters):

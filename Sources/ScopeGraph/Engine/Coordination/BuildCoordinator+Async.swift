@@ -83,16 +83,20 @@ extension BuildCoordinator {
             if decision == nil {
                 let current = waiter ?? makeWaiter()
                 waiter = current
+                var record: UInt64 = 0
                 await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                     let suspends = withLock { releases in
                         decision = decideFinishRetiring(context, into: &releases)
                         if decision == nil {
                             suspended[current.id] = SuspendedWait(context: context, continuation: continuation)
+                            record = WaitRecords.begin(
+                                "\(WaitRecords.waiter(context)) waits for the other resolves of its group to finish")
                         }
                         return decision == nil
                     }
                     if !suspends { continuation.resume() }
                 }
+                WaitRecords.end(record)
             }
             switch decision {
             case nil:

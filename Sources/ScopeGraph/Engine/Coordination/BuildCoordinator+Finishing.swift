@@ -32,7 +32,10 @@ extension BuildCoordinator {
                         if context.group.error == nil { context.group.error = error }
                         continue
                     }
+                    let record = WaitRecords.begin(
+                        "\(WaitRecords.waiter(context)) waits for the other resolves of its group to finish")
                     waitForChange()
+                    WaitRecords.end(record)
                 }
             }
         }

@@ -35,13 +35,17 @@ extension BuildCoordinator {
     /// `.cancelled` say.
     func awaitBuild(of slot: AnySlot) async -> ReaderWake {
         let waiter = makeWaiter()
+        var record: UInt64 = 0
+        defer { WaitRecords.end(record) }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<ReaderWake, Never>) in
                 let immediate: ReaderWake? = withLock { _ in
                     if waiter.isCancelled { return .cancelled }
                     manage(slot)
-                    guard slot.build.builder != nil else { return .notBuilding }
+                    guard let builder = slot.build.builder else { return .notBuilding }
                     slot.readers.append(SlotReader(waiter: waiter, continuation: continuation))
+                    record = WaitRecords.begin(
+                        "a task waits, as a reader, for a build by resolve #\(WaitRecords.identity(of: builder))")
                     return nil
                 }
                 if let immediate { continuation.resume(returning: immediate) }

@@ -224,6 +224,9 @@ final class BuildCoordinator: @unchecked Sendable {
         context.waitingSlot = slot
         context.waitPath = context.pathKeys + [key]
         owner.waiters += 1
+        context.waitRecord = WaitRecords.begin(
+            "\(WaitRecords.waiter(context)) waits for \(key.serviceKey) (path \(context.waitPath.map { $0.serviceKey.description }.joined(separator: " → "))), built by resolve #\(WaitRecords.identity(of: owner))"
+        )
     }
 
     /// Clears `context`'s record of the wait it woke from, if any. Call with the lock held.
@@ -232,6 +235,8 @@ final class BuildCoordinator: @unchecked Sendable {
         owner.waiters -= 1
         context.waitingOn = nil
         context.waitingSlot = nil
+        WaitRecords.end(context.waitRecord)
+        context.waitRecord = 0
     }
 
     /// Runs `body` with the lock held; what it puts in `releases` is released after

@@ -117,6 +117,8 @@ final class ResolutionContext: @unchecked Sendable {
     @exclusivity(unchecked) var waiters = 0
     /// For a handed-off build: the resolve that handed it off (see `BuildCoordinator.handOff`).
     @exclusivity(unchecked) var handedOffBy: ResolutionContext?
+    /// The record of the wait for a build this resolve is in (`WaitRecords`), 0 for none.
+    @exclusivity(unchecked) var waitRecord: UInt64 = 0
 
     /// One construction or block in progress.
     struct Frame {
