@@ -13,9 +13,10 @@ import Darwin
 /// then the factory, called directly, then `finish` or `fail`. Anything else (async, the main
 /// actor, a resolve in another task, observers, errors) takes the general path.
 ///
-/// A top-level request begins no resolve: it leaves a `PendingTop` on its thread, and only a
-/// request made inside the factory (through its `Resolver` or directly) turns it into a
-/// resolve (`ThreadState.materializePendingTop`), with this construction as its first frame.
+/// A top-level request begins no resolve: it leaves a pending construction on its thread
+/// (`PendingTop.swift`), and only a request made inside the factory (through its `Resolver` or
+/// directly) turns it into a resolve (`ThreadState.materializePendingTop`), with this
+/// construction as its first frame.
 /// A factory that resolves nothing (most transient services) never needs one. A nested request
 /// joins the resolve in progress and pushes its frame, with the cycle check.
 /// Docs/Architecture.md lists what is compiled into clients.
@@ -24,17 +25,17 @@ struct FastConstruction {
     /// What the factory receives: the request's starting container and the resolve (`nil` for
     /// a top-level request: its requests join the thread's resolve, made on demand).
     @usableFromInline let resolver: Resolver
-    /// The resolve of a nested request; `nil` for a top-level one (see `PendingTop`).
+    /// The resolve of a nested request; `nil` for a top-level one (see `PendingTop.swift`).
     private let context: ResolutionContext?
     private let entry: AnyEntry
-    /// The thread whose `PendingTop` this construction left (a top-level request), unretained:
+    /// The thread this construction left pending (a top-level request), unretained:
     /// the thread-local keeps the thread's state alive while the thread runs.
     private let beganOn: Unmanaged<ThreadState>?
 
     /// Begins the construction of `entry`'s instance for a request starting at `start`: in
     /// the resolve of `resolver` when the request comes through a factory's `Resolver` of a
     /// resolve (which must be bound to this thread), else in the resolve in progress on this
-    /// thread, else as a top-level request that leaves a `PendingTop`.
+    /// thread, else as a top-level request left pending on the thread.
     /// `nil` when the general path must take the request (a resolver used on another thread
     /// or in an async factory's task). Throws `.circularDependency` when the registration is
     /// already being built in this resolve.

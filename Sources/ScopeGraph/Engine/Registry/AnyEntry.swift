@@ -174,8 +174,6 @@ package class AnyEntry: @unchecked Sendable {
         lookedUp.exchange(true, ordering: .relaxed)
     }
 
-    /// Records that `container` holds a `perContainer` instance of this registration, so that
-    /// retiring the registration drops it there. Call without any container lock held.
     /// How many links to holders the registration keeps, live or not (for tests).
     var perContainerHolderLinks: Int { lazyExtras.load()?.withLock { $0.perContainerHolders.count } ?? 0 }
 
@@ -190,6 +188,8 @@ package class AnyEntry: @unchecked Sendable {
         }
     }
 
+    /// Records that `container` holds a `perContainer` instance of this registration, so that
+    /// retiring the registration drops it there. Call without any container lock held.
     func notePerContainerHolder(_ container: Container) {
         let live = extras.withLock { extras -> [Container] in
             extras.perContainerHolders.append(WeakContainer(container))
