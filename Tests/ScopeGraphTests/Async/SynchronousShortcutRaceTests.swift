@@ -91,6 +91,19 @@ import Testing
         usleep(UInt32.random(in: 0...300))
     }
 
+    /// Registers `Store` under `lifetime` with a factory that widens the race and numbers its
+    /// runs; returns the count of runs.
+    @discardableResult
+    static func registerRacingStore(in container: Container, lifetime: Lifetime) -> Counter {
+        let runs = Counter()
+        container.register(Store.self, lifetime: lifetime) { _ in
+            let run = runs.increment()
+            widenTheRace()
+            return Store(run: run)
+        }
+        return runs
+    }
+
     /// A task executor whose jobs run on dispatch worker threads, not the cooperative pool's:
     /// a task that prefers it may block its thread (a factory held open on a semaphore)
     /// without taking one of the pool's few threads (two on two cores) from the other tests.
@@ -148,12 +161,7 @@ import Testing
         try await checkRounds(rounds) { round in
             var problems: [String] = []
             let container = Container(name: "round \(round)")
-            let runs = Counter()
-            container.register(Store.self, lifetime: lifetime) { _ in
-                let run = runs.increment()
-                Self.widenTheRace()
-                return Store(run: run)
-            }
+            let runs = Self.registerRacingStore(in: container, lifetime: lifetime)
             guard let race = await Self.race(Store.self, in: [container], tasks: 6, threads: 3).first else {
                 return problems
             }
@@ -176,12 +184,7 @@ import Testing
         try await checkRounds(rounds) { round in
             var problems: [String] = []
             let root = Container(name: "root \(round)")
-            let runs = Counter()
-            root.register(Store.self, lifetime: .perContainer) { _ in
-                let run = runs.increment()
-                Self.widenTheRace()
-                return Store(run: run)
-            }
+            let runs = Self.registerRacingStore(in: root, lifetime: .perContainer)
             let children = (0..<4).map { root.makeChild(name: "child \($0)") }
             let races = await Self.race(Store.self, in: children, tasks: 4, threads: 2)
             var instances: [ObjectIdentifier] = []
@@ -208,12 +211,7 @@ import Testing
     @Test func aWeakSingletonDroppedBetweenRoundsIsBuiltOncePerRound() async throws {
         let rounds = 40
         let container = Container(name: "root")
-        let runs = Counter()
-        container.register(Store.self, lifetime: .weakSingleton) { _ in
-            let run = runs.increment()
-            Self.widenTheRace()
-            return Store(run: run)
-        }
+        let runs = Self.registerRacingStore(in: container, lifetime: .weakSingleton)
         try await withAsyncWatchdog(seconds: 60) {
             var previous = WeakProbe<Store>(nil)
             await runRounds(rounds) { round in
@@ -498,12 +496,7 @@ import Testing
         try await checkRounds(rounds) { round in
             var problems: [String] = []
             let container = Container(name: "round \(round)")
-            let runs = Counter()
-            container.register(Store.self, lifetime: .singleton) { _ in
-                let run = runs.increment()
-                Self.widenTheRace()
-                return Store(run: run)
-            }
+            let runs = Self.registerRacingStore(in: container, lifetime: .singleton)
             let go = AsyncLatch()
             let tasks = (0..<6).map { _ in
                 Task.detached { () -> Outcome<Store> in
