@@ -63,14 +63,8 @@ extension Container: ShutdownLogOwner {
         } catch {
             outcome = .failure(error)
         }
-        var shutdownError: ShutdownError?
-        do {
-            try await scope.shutdown()
-        } catch let error as ShutdownError {
-            shutdownError = error
-        } catch {
-            preconditionFailure("ScopeGraph: shutdown() threw \(error), which is not a ShutdownError")
-        }
+        // `shutdown()`'s work, called in this isolation (no hop to the generic executor and back).
+        let shutdownError = await scope.runShutdownOnce().outcome
         switch (outcome, shutdownError) {
         case (.success(let value), nil): return value
         case (.failure(let error), nil): throw error
@@ -101,7 +95,7 @@ extension Container: ShutdownLogOwner {
     /// Shuts the live descendants down, then runs the hooks of `records`, then records the
     /// failures of the hooks this shutdown ran as the outcome. A child whose shutdown another
     /// call began (earlier, or meanwhile) is waited for; its failures are that call's outcome.
-    func finishShutdown(_ records: [ShutdownLog.Record]) async {
+    nonisolated(nonsending) func finishShutdown(_ records: [ShutdownLog.Record]) async {
         var failures: [ShutdownError.Failure] = []
         for child in children.reversed() {
             let (outcome, started) = await child.runShutdownOnce()
@@ -112,7 +106,9 @@ extension Container: ShutdownLogOwner {
     }
 
     /// Runs the hooks of the instances `records` still cache, in order; the hooks that threw.
-    static func runHooks(of records: [ShutdownLog.Record], in container: String) async -> [ShutdownError.Failure] {
+    nonisolated(nonsending) static func runHooks(
+        of records: [ShutdownLog.Record], in container: String
+    ) async -> [ShutdownError.Failure] {
         var failures: [ShutdownError.Failure] = []
         for record in records {
             guard let box = record.liveBox else { continue }

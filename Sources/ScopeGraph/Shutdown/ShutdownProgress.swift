@@ -15,7 +15,11 @@ extension Container {
     /// The shutdown runs in a task of its own (`startImmediateTask`), so that a caller's
     /// cancellation does not reach the hooks (a cancelled request's scope must still close its
     /// connection); when no hook suspends, it finishes before `shutdown()` returns.
-    func runShutdownOnce() async -> (outcome: ShutdownError?, started: Bool) {
+    /// `nonisolated(nonsending)`, as the rest of the shutdown's own chain (`finishShutdown`,
+    /// `runHooks`): it runs where its caller runs, so `withScope` pays no executor hop for it
+    /// (measured: 711 instructions per request in benchmark K2); a hook, a concurrent closure,
+    /// still runs off the caller's actor.
+    nonisolated(nonsending) func runShutdownOnce() async -> (outcome: ShutdownError?, started: Bool) {
         let starts = withState { state -> Bool in
             guard case .notStarted = state.shutdownProgress else { return false }
             state.shutdownProgress = .running(waiters: [])
@@ -30,7 +34,7 @@ extension Container {
     }
 
     /// Waits for the outcome of the shutdown that has begun.
-    private func awaitShutdownOutcome() async -> ShutdownError? {
+    private nonisolated(nonsending) func awaitShutdownOutcome() async -> ShutdownError? {
         let record = WaitRecords.begin("a task waits for the shutdown of '\(name)' that another call began")
         defer { WaitRecords.end(record) }
         return await withCheckedContinuation { continuation in
