@@ -57,20 +57,18 @@ extension Container: ShutdownLogOwner {
         name: String, isolation: isolated (any Actor)? = #isolation, _ body: (Container) async throws -> R
     ) async throws -> R {
         let scope = makeChild(name: name)
-        let outcome: Result<R, any Error>
+        // `shutdown()`'s work (`runShutdownOnce`) is called in this isolation: no hop to the
+        // generic executor and back. No `Result<R, _>`, `R?` or tuple holding `R` either: in
+        // this unspecialized function each would look its type metadata up at every call.
+        let value: R
         do {
-            outcome = .success(try await body(scope))
+            value = try await body(scope)
         } catch {
-            outcome = .failure(error)
+            guard let shutdownError = await scope.runShutdownOnce().outcome else { throw error }
+            throw ScopeError(bodyError: error, shutdownError: shutdownError)
         }
-        // `shutdown()`'s work, called in this isolation (no hop to the generic executor and back).
-        let shutdownError = await scope.runShutdownOnce().outcome
-        switch (outcome, shutdownError) {
-        case (.success(let value), nil): return value
-        case (.failure(let error), nil): throw error
-        case (.success, let shutdownError?): throw shutdownError
-        case (.failure(let error), let shutdownError?): throw ScopeError(bodyError: error, shutdownError: shutdownError)
-        }
+        if let shutdownError = await scope.runShutdownOnce().outcome { throw shutdownError }
+        return value
     }
 
     /// The log of this container's cached instances with hooks, made on first use.

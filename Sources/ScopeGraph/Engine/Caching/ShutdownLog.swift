@@ -63,18 +63,23 @@ final class ShutdownLog: Sendable {
     func close() -> [Record] {
         state.withLock { state in
             state.isClosed = true
-            defer { state.records = [] }
-            return state.records.sorted { $0.sequence > $1.sequence }
+            return Self.takeNewestFirst(&state.records)
         }
     }
 
     /// What was recorded, newest first, emptying the log but leaving it open (an override
     /// scope's log, when the scope ends).
     func drain() -> [Record] {
-        state.withLock { state in
-            defer { state.records = [] }
-            return state.records.sorted { $0.sequence > $1.sequence }
-        }
+        state.withLock { Self.takeNewestFirst(&$0.records) }
+    }
+
+    /// Moves `records` out, leaving it empty, and sorts them in place, newest first (not
+    /// `sorted`, which copies every record, weak reference included).
+    private static func takeNewestFirst(_ records: inout [Record]) -> [Record] {
+        var taken: [Record] = []
+        swap(&taken, &records)
+        taken.sort { $0.sequence > $1.sequence }
+        return taken
     }
 }
 

@@ -4,7 +4,7 @@
 /// suspend pays no thread hop, and work that does starts at once instead of queueing behind the
 /// tasks already scheduled. Elsewhere (Apple platforms before their 26 releases) it is
 /// scheduled as a plain `Task`.
-func startImmediateTask(_ operation: sending @escaping () async -> Void) {
+func startImmediateTask(_ operation: sending @escaping @isolated(any) () async -> Void) {
     if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
         Task.immediate(operation: operation)
     } else {
