@@ -34,7 +34,9 @@ import Testing
     private static func resolveOnFastPath<T>(_ type: T.Type, from container: Container) throws -> T {
         let erased = container.withState { $0.registrations[Key(T.self, tag: nil)]?.entry }
         let entry = try #require(erased as? Entry<T>, "no plain registration of \(T.self)")
-        return try #require(try FastConstruction.construct(entry, from: container, via: nil))
+        return try #require(
+            try FastConstruction.construct(
+                entry, from: container, via: nil, on: ThreadState.currentUnmanaged))
     }
 
     /// The thread has no resolve and nothing pending.

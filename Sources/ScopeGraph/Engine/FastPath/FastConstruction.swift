@@ -38,10 +38,15 @@ struct FastConstruction {
     /// thread, else as a top-level request left pending on the thread.
     /// `nil` when the general path must take the request (a resolver used on another thread
     /// or in an async factory's task). Throws `.circularDependency` when the registration is
-    /// already being built in this resolve.
+    /// already being built in this resolve. `thread` is the current thread's state, as the
+    /// probe found it (`CachedRead.thread`): not looked up again.
     @usableFromInline
-    static func begin(_ entry: AnyEntry, from start: Container, via resolver: Resolver?) throws -> FastConstruction? {
-        let thread = ThreadState.currentUnmanaged
+    static func begin(
+        _ entry: AnyEntry, from start: Container, via resolver: Resolver?, on thread: Unmanaged<ThreadState>
+    ) throws -> FastConstruction? {
+        assert(
+            thread.toOpaque() == ThreadState.currentUnmanaged.toOpaque(),
+            "ScopeGraph: a fast construction begun with another thread's state")
         let context: ResolutionContext
         if let resolverContext = resolver?.context {
             guard thread._withUnsafeGuaranteedRef({ $0.isBound(resolverContext) }) else { return nil }
@@ -114,8 +119,10 @@ extension FastConstruction {
     /// Resolves `entry`'s instance on the fast path, or `nil` when the general path must
     /// (see `begin`).
     @inlinable
-    static func construct<T>(_ entry: Entry<T>, from start: Container, via resolver: Resolver?) throws -> T? {
-        guard let construction = try begin(entry, from: start, via: resolver) else { return nil }
+    static func construct<T>(
+        _ entry: Entry<T>, from start: Container, via resolver: Resolver?, on thread: Unmanaged<ThreadState>
+    ) throws -> T? {
+        guard let construction = try begin(entry, from: start, via: resolver, on: thread) else { return nil }
         let value: T
         do {
             value = try entry.callPlain(construction.resolver)

@@ -139,8 +139,9 @@ extension Container {
 /// stay valid until the read ends, with `end()` or `endTakingEntry()`, exactly once.
 @usableFromInline
 struct CachedRead {
-    /// Unretained: the thread-local keeps the current thread's state alive.
-    let thread: Unmanaged<ThreadState>
+    /// The current thread's state, unretained: the thread-local keeps it alive. The fast path
+    /// takes it from here instead of looking the thread-local up again.
+    @usableFromInline let thread: Unmanaged<ThreadState>
     /// The registration answering the key, memoized. Unretained: the memo snapshot holds it,
     /// and the snapshot is not released before the read ends (`Reclamation`).
     let entry: Unmanaged<AnyEntry>

@@ -11,6 +11,7 @@ import Darwin
 /// What ScopeGraph keeps per thread: the epoch a protected read announced, and the
 /// synchronous resolve running on the thread (so that a `container.resolve` made directly
 /// inside a factory joins it).
+@usableFromInline
 final class ThreadState: @unchecked Sendable {
     // @unchecked: `announced` is atomic; `context`, `spare` and the pending construction are only touched by the thread
     // the state belongs to. Their exclusivity is unchecked for the same reason as the
