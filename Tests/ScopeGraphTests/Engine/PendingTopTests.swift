@@ -4,12 +4,12 @@ import Testing
 
 @testable import ScopeGraph
 
-/// A top-level request on the fast path begins no resolve (`Engine/FastPath/PendingTop.swift`):
-/// its thread keeps the construction pending, and the first request inside its factory makes
-/// the resolve, with the construction as its first frame. Everything a resolve does must still
-/// hold for what the factory asks: cycles through the top construction, errors with its path,
-/// `graph` sharing, blocks before the top-level resolve returns; a resolver used elsewhere
-/// starts its own resolve. Each test makes its top-level request as `Container.resolve` does
+/// A top-level request on the fast path begins no resolve (`Engine/FastPath/FastConstruction.swift`,
+/// "The pending top-level construction"): its thread keeps the construction pending, and the
+/// first request inside its factory makes the resolve, with the construction as its first
+/// frame. Everything a resolve does must still hold for what the factory asks: cycles through
+/// the top construction, errors with its path, `graph` sharing, blocks before the top-level
+/// resolve returns; a resolver used elsewhere starts its own resolve. Each test makes its top-level request as `Container.resolve` does
 /// when the probe hands it to the fast path (`FastConstruction.construct`), so that it takes
 /// the fast path whatever the memo holds and with the debug switch off too; the requests inside
 /// the factories take whichever path the probe allows.

@@ -58,10 +58,10 @@ final class ThreadState: @unchecked Sendable {
     /// A finished context that no other thread can reach, kept for the next top-level resolve.
     @exclusivity(unchecked) var spare: ResolutionContext?
     /// The top-level fast-path construction running on this thread without a resolve yet
-    /// (`FastConstruction`, `PendingTop.swift`): its entry and where it started, both
-    /// unretained (the construction holds its entry, the caller of `resolve` its container,
-    /// until the construction ends; checked in debug builds), and the resolve a request inside
-    /// its factory made for it.
+    /// (`FastConstruction.swift`, "The pending top-level construction"): its entry and where
+    /// it started, both unretained (the construction holds its entry, the caller of `resolve`
+    /// its container, until the construction ends; checked in debug builds), and the resolve a
+    /// request inside its factory made for it.
     @exclusivity(unchecked) var pendingEntry: Unmanaged<AnyEntry>?
     @exclusivity(unchecked) var pendingStart: Unmanaged<Container>?
     @exclusivity(unchecked) var pendingContext: ResolutionContext?
