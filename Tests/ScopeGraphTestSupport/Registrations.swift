@@ -19,6 +19,20 @@ extension Container {
         }
     }
 
+    /// `register(_:needing:)` whose factory counts its runs in `runs` first.
+    @discardableResult
+    package func register<T, D>(
+        _ type: T.Type, tag: ServiceTag? = nil, lifetime: Lifetime = .graph,
+        needing dependency: D.Type, tagged dependencyTag: ServiceTag? = nil, counting runs: Counter,
+        _ make: @escaping @Sendable () -> T
+    ) -> Registration<T> {
+        register(type, tag: tag, lifetime: lifetime) { r in
+            runs.increment()
+            _ = try r.resolve(dependency, tag: dependencyTag)
+            return make()
+        }
+    }
+
     /// Registers `T`, built by `make`, counting the factory's runs in `runs`.
     @discardableResult
     package func register<T>(
@@ -56,12 +70,30 @@ extension Container {
         _ type: T.Type, runs: Counter, started: Counter, gate: DispatchSemaphore, atMost seconds: Double,
         throwing error: Boom, _ make: @escaping @Sendable (_ run: Int) -> T
     ) {
+        registerFirstBuildHeld(type, runs: runs, started: started, gate: gate, atMost: seconds, error: error, make)
+    }
+
+    /// Registers a singleton `T` whose first build counts in `started`, blocks its thread on
+    /// `gate` (at most `seconds`) and returns `make(1)`; later builds return `make(run)` at once.
+    /// `runs` counts the builds.
+    package func registerFirstBuildHeld<T>(
+        _ type: T.Type, runs: Counter, started: Counter, gate: DispatchSemaphore, atMost seconds: Double,
+        _ make: @escaping @Sendable (_ run: Int) -> T
+    ) {
+        registerFirstBuildHeld(type, runs: runs, started: started, gate: gate, atMost: seconds, error: nil, make)
+    }
+
+    private func registerFirstBuildHeld<T>(
+        _ type: T.Type, runs: Counter, started: Counter, gate: DispatchSemaphore, atMost seconds: Double,
+        error: Boom?, _ make: @escaping @Sendable (_ run: Int) -> T
+    ) {
         register(type, lifetime: .singleton) { _ in
             let run = runs.increment()
             guard run == 1 else { return make(run) }
             started.increment()
             blockCallingThread(on: gate, atMost: seconds)
-            throw error
+            if let error { throw error }
+            return make(run)
         }
     }
 
@@ -78,6 +110,22 @@ extension Container {
             started.open()
             await gate.wait(atMost: seconds)
             return make()
+        }
+    }
+
+    /// `registerHeldOpen` with the counter and latches of `held`; every instance made is
+    /// watched in `held.built`.
+    @discardableResult
+    package func registerHeldOpen<T>(
+        _ type: T.Type, lifetime: Lifetime, by held: GatedBuild<T>, atMost seconds: Double? = nil,
+        _ make: @escaping @Sendable () -> T
+    ) -> Registration<T> {
+        registerHeldOpen(
+            type, lifetime: lifetime, runs: held.runs, started: held.started, gate: held.gate, atMost: seconds
+        ) {
+            let instance = make()
+            held.built.withLock { $0.append(WeakProbe(instance)) }
+            return instance
         }
     }
 

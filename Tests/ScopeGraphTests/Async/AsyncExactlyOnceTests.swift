@@ -292,12 +292,10 @@ import Testing
         let runs = Counter()
         let threadBuilding = Counter()
         let release = DispatchSemaphore(value: 0)
-        container.register(Slow.self, lifetime: .singleton) { _ in
-            guard runs.increment() == 1 else { return Slow() }
-            threadBuilding.increment()
-            blockCallingThread(on: release, atMost: 120)  // released by the test; the limit only guards a hang
-            throw Boom("thread")
-        }
+        // Released by the test; the limit only guards a hang.
+        container.registerFirstBuildHeldThenFailing(
+            Slow.self, runs: runs, started: threadBuilding, gate: release, atMost: 120, throwing: Boom("thread")
+        ) { _ in Slow() }
         defer { release.signal() }
         // A thread of its own, started here: not through a task, which other suites' blocking
         // work may keep off the cooperative pool for tens of seconds under a sanitizer.

@@ -27,6 +27,27 @@ import Testing
 
     static let allLifetimes: [Lifetime] = [.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer]
 
+    /// Registers `Parent`, whose factory (its runs counted in `runs`) takes a `Child`: the
+    /// constructor end of a mixed cycle.
+    @discardableResult
+    static func registerParent(
+        in container: Container, lifetime: Lifetime = .graph, counting runs: Counter = Counter()
+    ) -> Registration<Parent> {
+        container.register(Parent.self, lifetime: lifetime) { r in
+            runs.increment()
+            return Parent(child: try r.resolve())
+        }
+    }
+
+    /// Registers `Child` (its runs counted in `runs`), whose block sets its `parent`: the
+    /// property end of a mixed cycle.
+    static func registerChildPointingBack(
+        in container: Container, lifetime: Lifetime = .graph, counting runs: Counter = Counter()
+    ) {
+        container.register(Child.self, lifetime: lifetime, counting: runs) { Child() }
+            .onResolved { r, child in child.parent = try r.resolve() }
+    }
+
     // MARK: Constructor cycles
 
     @Test(arguments: allLifetimes)
@@ -98,11 +119,7 @@ import Testing
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
             let aRuns = Counter()
-            root.register(A.self, lifetime: .graph) { r in
-                aRuns.increment()
-                _ = try r.resolve(B.self)
-                return A()
-            }
+            root.register(A.self, lifetime: .graph, needing: B.self, counting: aRuns) { A() }
             root.register(B.self, lifetime: .singleton, needing: A.self) { B() }
             let error = try #require(throws: ResolutionError.self) {
                 _ = try (startAtChild ? child : root).resolve(A.self)
@@ -148,12 +165,8 @@ import Testing
         let container = Container(name: "root")
         let parentRuns = Counter()
         let childRuns = Counter()
-        container.register(Parent.self, lifetime: lifetime) { r in
-            parentRuns.increment()
-            return Parent(child: try r.resolve())
-        }
-        container.register(Child.self, lifetime: lifetime, counting: childRuns) { Child() }
-            .onResolved { r, child in child.parent = try r.resolve() }
+        Self.registerParent(in: container, lifetime: lifetime, counting: parentRuns)
+        Self.registerChildPointingBack(in: container, lifetime: lifetime, counting: childRuns)
         let parent = try container.resolve(Parent.self)
         defer { parent.child.parent = nil }  // the test's parent <-> child cycle
         #expect(parent.child.parent === parent)
@@ -164,12 +177,8 @@ import Testing
     @Test func aMixedCycleResolvesFromEitherEnd() throws {
         let container = Container(name: "root")
         let parentRuns = Counter()
-        container.register(Parent.self, lifetime: .singleton) { r in
-            parentRuns.increment()
-            return Parent(child: try r.resolve())
-        }
-        container.register(Child.self, lifetime: .singleton) { _ in Child() }
-            .onResolved { r, child in child.parent = try r.resolve() }
+        Self.registerParent(in: container, lifetime: .singleton, counting: parentRuns)
+        Self.registerChildPointingBack(in: container, lifetime: .singleton)
         let child = try container.resolve(Child.self)
         defer { child.parent = nil }  // the test's parent <-> child cycle
         let parent = try #require(child.parent)
@@ -216,8 +225,8 @@ import Testing
     @Test func aMixedCycleAcrossParentAndChildResolves() throws {
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
-        root.register(Parent.self) { r in Parent(child: try r.resolve()) }
-        child.register(Child.self) { _ in Child() }.onResolved { r, child in child.parent = try r.resolve() }
+        Self.registerParent(in: root)
+        Self.registerChildPointingBack(in: child)
         let parent = try child.resolve(Parent.self)
         defer { parent.child.parent = nil }  // the test's parent <-> child cycle
         #expect(parent.child.parent === parent)
@@ -230,12 +239,8 @@ import Testing
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
             let parentRuns = Counter()
-            root.register(Parent.self, lifetime: .graph) { r in
-                parentRuns.increment()
-                return Parent(child: try r.resolve())
-            }
-            root.register(Child.self, lifetime: .singleton) { _ in Child() }
-                .onResolved { r, child in child.parent = try r.resolve() }
+            Self.registerParent(in: root, counting: parentRuns)
+            Self.registerChildPointingBack(in: root, lifetime: .singleton)
             let parent = try (startAtChild ? child : root).resolve(Parent.self)
             defer { parent.child.parent = nil }  // the test's parent <-> child cycle
             #expect(parent.child.parent === parent)
@@ -300,7 +305,7 @@ import Testing
         let childRuns = Counter()
         let seenByBlock = Guarded<Child?>(nil)
         container.register(Child.self, lifetime: lifetime, counting: childRuns) { Child() }
-        container.register(Parent.self) { r in Parent(child: try r.resolve()) }
+        Self.registerParent(in: container)
             .onResolved { r, _ in
                 let child: Child = try r.resolve()
                 seenByBlock.withLock { $0 = child }
@@ -350,11 +355,7 @@ import Testing
         let bRuns = Counter()
         let attempts = Counter()
         container.register(B.self, lifetime: .singleton, counting: bRuns) { B() }
-        container.register(A.self, lifetime: .singleton) { r in
-            aRuns.increment()
-            _ = try r.resolve(B.self)
-            return A()
-        }.onResolved { _, _ in
+        container.register(A.self, lifetime: .singleton, needing: B.self, counting: aRuns) { A() }.onResolved { _, _ in
             if attempts.increment() == 1 { throw Boom("first attempt") }
         }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
@@ -368,8 +369,7 @@ import Testing
 
     @Test func aBlockThatResolvesAMissingKeyFailsTheResolve() throws {
         let container = Container(name: "root")
-        container.register(Child.self, lifetime: .singleton) { _ in Child() }
-            .onResolved { r, child in child.parent = try r.resolve() }
+        Self.registerChildPointingBack(in: container, lifetime: .singleton)
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Child.self) }
         #expect(error.kind.caseName == "notRegistered")
         #expect(error.key.typeName == "Parent")

@@ -119,15 +119,9 @@ import Testing
         let appRuns = Counter()
         let checkoutRuns = Counter()
         let gatewayAttempts = Counter()
-        container.register(App.self, lifetime: lifetime) { r in
-            appRuns.increment()
-            _ = try r.resolve(Checkout.self)
-            return App()
-        }
-        container.register(Checkout.self, lifetime: lifetime) { r in
-            checkoutRuns.increment()
-            _ = try r.resolve(Gateway.self)
-            return Checkout()
+        container.register(App.self, lifetime: lifetime, needing: Checkout.self, counting: appRuns) { App() }
+        container.register(Checkout.self, lifetime: lifetime, needing: Gateway.self, counting: checkoutRuns) {
+            Checkout()
         }
         container.register(Gateway.self) { _ in
             if gatewayAttempts.increment() == 1 { throw Boom("first attempt") }
