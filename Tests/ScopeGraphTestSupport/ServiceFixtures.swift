@@ -19,7 +19,11 @@ package enum ServiceTypes {
         package init(left: Left? = nil) { self.left = left }
     }
 
-    package final class Slow: Sendable { package init() {} }
+    /// A service whose builds the tests hold open; it knows which factory run built it.
+    package final class Slow: Sendable {
+        package let run: Int
+        package init(run: Int = 0) { self.run = run }
+    }
 
     /// Two `Shared`: the same instance twice when one resolve shares it (`graph`).
     package final class Pair: Sendable {

@@ -9,12 +9,7 @@ import Testing
 /// whatever happens meanwhile (the registration replaced or removed, a cache reset, a
 /// shutdown, cancellations, failures). Each test tries to make a reader hang, read a wrong
 /// instance, run a build twice, get an error meant for another waiter, or leak.
-@Suite struct AsyncReaderTests {
-    final class Slow: Sendable {
-        let run: Int
-        init(run: Int = 0) { self.run = run }
-    }
-
+@Suite struct AsyncReaderTests: ServiceFixtures {
     protocol Greeter: AnyObject, Sendable {}
     final class English: Greeter, Sendable {}
     final class Part: Sendable {}
@@ -22,8 +17,6 @@ import Testing
         let part: Part
         init(part: Part) { self.part = part }
     }
-
-    typealias Outcome<T> = Result<T, any Error>
 
     typealias HeldBuild = GatedBuild<Slow>
 

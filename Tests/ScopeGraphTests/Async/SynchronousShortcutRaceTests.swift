@@ -21,8 +21,6 @@ import Testing
     final class Held: Sendable {}
     final class Warm: Sendable {}
 
-    typealias Outcome<T> = Result<T, any Error>
-
     /// The outcomes of one race in one container: its tasks' `resolveAsync`, its threads'
     /// synchronous `resolve`.
     struct Race<T: Sendable>: Sendable {

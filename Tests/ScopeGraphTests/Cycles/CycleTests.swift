@@ -446,59 +446,62 @@ extension CycleTests {
             #expect(log.events == ["Mid", "Top", "Dep", "Leaf"])
         }
 
-        /// Registers `Impl` in `container`, counting its builds and keeping each instance built.
-        @discardableResult
-        static func registerCountedImpl(
-            in container: Container, lifetime: Lifetime, builds: Counter, stash: Guarded<[Impl]>
-        ) -> Registration<Impl> {
-            container.register(Impl.self, lifetime: lifetime) { _ in
-                builds.increment()
-                let instance = Impl()
-                stash.withLock { $0.append(instance) }
-                return instance
+        /// A root and its child; `Impl` registered in the root under a lifetime, its builds
+        /// counted and each instance it built kept; a switch that makes a block throw while on.
+        struct ImplUnderRoot {
+            let root = Container(name: "root")
+            let child: Container
+            let builds = Counter()
+            let built = Guarded<[Impl]>([])
+            let failing = Guarded(true)
+            let impl: Registration<Impl>
+
+            init(_ lifetime: Lifetime) {
+                child = root.makeChild(name: "child")
+                let (builds, built) = (builds, built)
+                impl = root.register(Impl.self, lifetime: lifetime) { _ in
+                    builds.increment()
+                    let instance = Impl()
+                    built.withLock { $0.append(instance) }
+                    return instance
+                }
+            }
+
+            /// Adds a block to `registration` that throws while `failing` is on.
+            func throwWhileFailing<T>(in registration: Registration<T>) {
+                let failing = failing
+                registration.onResolved { _, _ in
+                    if failing.current { throw Boom() }
+                }
             }
         }
 
         /// A throwing block caches nothing, even a weakSingleton held elsewhere or a perContainer instance.
         @Test(arguments: [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton, .graph])
         func aThrowingBlockLeavesNothingCachedUnderAnyLifetime(lifetime: Lifetime) throws {
-            let root = Container(name: "root")
-            let child = root.makeChild(name: "child")
-            let builds = Counter()
-            let stash = Guarded<[Impl]>([])
-            let fail = Guarded(true)
-            Self.registerCountedImpl(in: root, lifetime: lifetime, builds: builds, stash: stash).onResolved { _, _ in
-                if fail.current { throw Boom() }
-            }
-            #expect(throws: ResolutionError.self) { _ = try child.resolve(Impl.self) }
-            fail.withLock { $0 = false }
-            let got = try child.resolve(Impl.self)
-            #expect(builds.value == 2)
-            #expect(got !== stash.current.first)
+            let tree = ImplUnderRoot(lifetime)
+            tree.throwWhileFailing(in: tree.impl)
+            #expect(throws: ResolutionError.self) { _ = try tree.child.resolve(Impl.self) }
+            tree.failing.withLock { $0 = false }
+            let got = try tree.child.resolve(Impl.self)
+            #expect(tree.builds.value == 2)
+            #expect(got !== tree.built.current.first)
         }
 
         /// A dependent's throwing block leaves its complete cached dependencies (any cached
         /// lifetime) cached: they were published when their factories returned.
         @Test(arguments: [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton])
         func aDependentsThrowingBlockKeepsItsCompleteCachedDependencies(lifetime: Lifetime) throws {
-            let root = Container(name: "root")
-            let child = root.makeChild(name: "child")
-            let builds = Counter()
-            let stash = Guarded<[Impl]>([])
-            let fail = Guarded(true)
-            Self.registerCountedImpl(in: root, lifetime: lifetime, builds: builds, stash: stash)
-            root.register(Top.self, needing: Impl.self) { Top() }.onResolved { _, _ in
-                if fail.current { throw Boom() }
-            }
-            #expect(throws: ResolutionError.self) { _ = try child.resolve(Top.self) }
-            fail.withLock { $0 = false }
-            _ = try child.resolve(Top.self)
-            #expect(builds.value == 1)
-            #expect(try child.resolve(Impl.self) === stash.current.first)
+            let tree = ImplUnderRoot(lifetime)
+            tree.throwWhileFailing(in: tree.root.register(Top.self, needing: Impl.self) { Top() })
+            #expect(throws: ResolutionError.self) { _ = try tree.child.resolve(Top.self) }
+            tree.failing.withLock { $0 = false }
+            _ = try tree.child.resolve(Top.self)
+            #expect(tree.builds.value == 1)
+            #expect(try tree.child.resolve(Impl.self) === tree.built.current.first)
         }
     }
 
-    /// A block that resolves an instance its resolve built gets that instance.
     @Suite struct BlocksResolvingBuiltInstances: ProbeFixtures {
         /// A block resolving its own key gets its instance (factory once) for every sharing lifetime, from a child.
         @Test(arguments: [Lifetime.graph, .singleton, .perContainer, .weakSingleton, .eagerSingleton])
