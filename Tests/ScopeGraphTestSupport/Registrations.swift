@@ -4,6 +4,17 @@ package import ScopeGraph
 // Registrations and links that many suites write the same way, declared once.
 
 extension Container {
+    /// A container named "root" and two children of it named `first` and `second`: siblings,
+    /// not linked (the opening of a test of what one sibling sees of the other).
+    package static func rootWithTwoChildren(
+        _ first: String, _ second: String
+    ) -> (root: Container, first: Container, second: Container) {
+        let root = Container(name: "root")
+        return (root, root.makeChild(name: first), root.makeChild(name: second))
+    }
+}
+
+extension Container {
     /// Registers `T`, whose factory resolves `dependency` (tagged `dependencyTag`) first and then
     /// returns `make()`: the edge T → dependency of a graph whose instances do not keep what
     /// they were built from, as the tests of cycles, errors, validation and traces draw them.

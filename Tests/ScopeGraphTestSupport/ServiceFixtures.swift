@@ -41,7 +41,11 @@ package enum ServiceTypes {
     }
 
     package final class Helper: Sendable { package init() {} }
-    package final class Config: Sendable { package init() {} }
+    /// Configuration, labelled with where it came from (by default "config").
+    package final class Config: Sendable {
+        package let label: String
+        package init(_ label: String = "config") { self.label = label }
+    }
 
     /// A service built from a `Shared` and a `Helper` (a request's handler).
     package final class Handler: Sendable {

@@ -207,9 +207,7 @@ import Testing
     }
 
     @Test func aSingletonIsTheSameObjectWhicheverChildResolvesIt() throws {
-        let root = Container(name: "root")
-        let left = root.makeChild(name: "left")
-        let right = root.makeChild(name: "right")
+        let (root, left, right) = Container.rootWithTwoChildren("left", "right")
         let runs = Counter()
         root.register(Service.self, lifetime: .singleton) { _ in Service(run: runs.increment()) }
         let fromLeft = try left.resolve(Service.self)
@@ -348,9 +346,7 @@ import Testing
     }
 
     @Test func perContainerGivesOneInstancePerStartingContainer() throws {
-        let root = Container(name: "root")
-        let left = root.makeChild(name: "left")
-        let right = root.makeChild(name: "right")
+        let (root, left, right) = Container.rootWithTwoChildren("left", "right")
         let runs = Counter()
         root.register(Service.self, lifetime: .perContainer) { _ in Service(run: runs.increment()) }
         let fromLeft = try left.resolve(Service.self)
@@ -536,9 +532,7 @@ import Testing
     /// first, each container's in registration order; those of its ancestors and siblings wait
     /// for a bootstrap that covers them, which builds nothing twice.
     @Test func bootstrapCoversDescendantsButNotAncestors() throws {
-        let root = Container(name: "root")
-        let left = root.makeChild(name: "left")
-        let right = root.makeChild(name: "right")
+        let (root, left, right) = Container.rootWithTwoChildren("left", "right")
         // Made after `right`: depth first visits it before `right` all the same.
         let leftChild = left.makeChild(name: "leftChild")
         let built = EventLog()
