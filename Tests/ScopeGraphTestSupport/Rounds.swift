@@ -1,3 +1,4 @@
+package import ScopeGraph
 package import Testing
 
 // Rounds: the stress suites repeat a race many times, and report the rounds that went wrong.
@@ -77,4 +78,15 @@ package func checkRounds(
         try await runRounds(count, round)
     }
     report?.expectNoFailures(sourceLocation: sourceLocation)
+}
+
+/// `checkRounds`, each round racing in a container of its own, made for it (named "round 0",
+/// "round 1", …): the opening of most stress tests.
+package func checkRoundsInNewContainers(
+    _ count: Int, watchdog seconds: Double = 60, sourceLocation: SourceLocation = #_sourceLocation,
+    _ round: @escaping @Sendable (_ round: Int, _ container: Container) async throws -> [String]
+) async throws {
+    try await checkRounds(count, watchdog: seconds, sourceLocation: sourceLocation) { index in
+        try await round(index, Container(name: "round \(index)"))
+    }
 }

@@ -19,7 +19,11 @@ package enum ServiceTypes {
         package init(left: Left? = nil) { self.left = left }
     }
 
-    package final class Slow: Sendable { package init() {} }
+    /// A service whose builds the tests hold open; it knows which factory run built it.
+    package final class Slow: Sendable {
+        package let run: Int
+        package init(run: Int = 0) { self.run = run }
+    }
 
     /// Two `Shared`: the same instance twice when one resolve shares it (`graph`).
     package final class Pair: Sendable {
@@ -37,7 +41,11 @@ package enum ServiceTypes {
     }
 
     package final class Helper: Sendable { package init() {} }
-    package final class Config: Sendable { package init() {} }
+    /// Configuration, labelled with where it came from (by default "config").
+    package final class Config: Sendable {
+        package let label: String
+        package init(_ label: String = "config") { self.label = label }
+    }
 
     /// A service built from a `Shared` and a `Helper` (a request's handler).
     package final class Handler: Sendable {

@@ -170,6 +170,9 @@ extension Result where Failure == any Error {
     }
 }
 
+/// How a resolve ended: its value or its error.
+package typealias Outcome<T> = Result<T, any Error>
+
 /// A build held open by a gate, for tests that make others wait for it: `started` opens when
 /// the factory runs, the factory returns once `gate` opens; `runs` counts factory runs and
 /// `built` watches every instance made (the factory appends them).

@@ -47,12 +47,21 @@ import Testing
         return container
     }
 
+    /// Runs `body` with an app whose real `Widget` has `realLifetime`, inside a scope that
+    /// overrides it with `countedFake(lifetime)`, and the counter of the fake's builds.
+    private static func withCountedFake(
+        _ lifetime: Lifetime, overARealWidget realLifetime: Lifetime,
+        _ body: (Container, Counter) throws -> Void
+    ) throws {
+        let container = appWithARealWidget(realLifetime)
+        let builds = Counter()
+        try container.withOverrides(countedFake(lifetime, counting: builds)) { try body(container, builds) }
+    }
+
     /// A `unique` override builds a new instance for every request, within one top-level
     /// resolve too.
     @Test func aUniqueOverrideBuildsANewInstanceForEveryRequest() throws {
-        let container = Self.appWithARealWidget(.singleton)
-        let builds = Counter()
-        try container.withOverrides(Self.countedFake(.unique, counting: builds)) {
+        try Self.withCountedFake(.unique, overARealWidget: .singleton) { container, builds in
             let pair = try container.resolve(WidgetPair.self)
             #expect(pair.first.label == "fake")
             #expect(pair.first !== pair.second, "two requests in one resolve")
@@ -66,9 +75,7 @@ import Testing
     /// A `graph` override is one instance for everything one top-level resolve builds, and a
     /// new one for the next top-level resolve.
     @Test func aGraphOverrideIsSharedWithinOneResolveAndBuiltAgainByTheNext() throws {
-        let container = Self.appWithARealWidget(.unique)
-        let builds = Counter()
-        try container.withOverrides(Self.countedFake(.graph, counting: builds)) {
+        try Self.withCountedFake(.graph, overARealWidget: .unique) { container, builds in
             let pair = try container.resolve(WidgetPair.self)
             #expect(pair.first.label == "fake")
             #expect(pair.first === pair.second, "one instance within one top-level resolve")

@@ -11,34 +11,12 @@ import Testing
 /// published instance or an error meant for it, that nothing leaks, and that the next resolve
 /// after a failure builds again.
 @Suite struct AsyncCoordinationTests: ServiceFixtures {
-    final class Slow: Sendable {
-        let run: Int
-        init(run: Int) { self.run = run }
-    }
-
     /// An async `graph` service whose factory resolves `Slow`: its resolve waits for `Slow`'s
     /// build as a resolve of its own (`acquireAsync`), not as a reader.
     final class Holder: Sendable {
         let slow: Slow
         init(slow: Slow) { self.slow = slow }
     }
-
-    final class CtorLeft: Sendable {
-        let right: CtorRight
-        init(right: CtorRight) { self.right = right }
-    }
-
-    final class CtorRight: Sendable {
-        let left: CtorLeft
-        init(left: CtorLeft) { self.left = left }
-    }
-
-    final class Screen: Sendable {
-        let run: Int
-        init(run: Int) { self.run = run }
-    }
-
-    typealias Outcome<T> = Result<T, any Error>
 
     typealias HeldBuild = GatedBuild<Slow>
 
@@ -143,15 +121,15 @@ import Testing
         try await Self.withHeldRoot("cancel after build returned") { held, container in
             let got = Guarded<Slow?>(nil)
             let gotIt = AsyncLatch()
-            container.register(Screen.self, lifetime: .unique) { r in
+            container.register(Probe.self, lifetime: .unique) { r in
                 got.withLock { $0 = nil }
                 let slow = try await r.resolveAsync(Slow.self)
                 got.withLock { $0 = slow }
                 gotIt.open()
                 try await Task.sleep(for: .seconds(30))
-                return Screen(run: slow.run)
+                return Probe("screen", run: slow.run)
             }
-            let requester = Task { await Result { try await container.resolveAsync(Screen.self) } }
+            let requester = Task { await Result { try await container.resolveAsync(Probe.self) } }
             await held.started.wait()
             let readers = await startTasks(4) { _ in try await container.resolveAsync(Slow.self) }
             let holders = await startTasks(4) { _ in try await container.resolveAsync(Holder.self).slow }
@@ -174,12 +152,12 @@ import Testing
     /// its group) still gets its instance: that wait is not cancellable.
     @Test func aRequesterCancelledWhileItWaitsForItsGroupToFinishStillGetsItsInstance() async throws {
         try await Self.withHeldRoot("cancel in finishAsync") { held, container in
-            container.register(Screen.self, lifetime: .unique) { r in
+            container.register(Probe.self, lifetime: .unique) { r in
                 let slow = try await r.resolveAsync(Slow.self)
                 withUnsafeCurrentTask { $0?.cancel() }
-                return Screen(run: slow.run)
+                return Probe("screen", run: slow.run)
             }
-            let requesters = await startTasks(4) { _ in try await container.resolveAsync(Screen.self) }
+            let requesters = await startTasks(4) { _ in try await container.resolveAsync(Probe.self) }
             held.gate.open()
             let outcomes = await awaitOutcomes(of: requesters)
             #expect(outcomes.allSatisfy { $0.successValue?.run == 1 }, "\(outcomes.map(outcomeName))")
@@ -240,21 +218,21 @@ import Testing
                 () -> (String, String, String, String) in
                 let container = Container(name: "root")
                 let meeting = AsyncRendezvous()
-                container.register(CtorLeft.self, lifetime: .singleton) { r in
+                container.register(Left.self, lifetime: .singleton) { r in
                     _ = await meeting.arriveFirst()
-                    return CtorLeft(right: try await r.resolveAsync())
+                    return Left(right: try await r.resolveAsync(Right.self))
                 }
-                container.register(CtorRight.self, lifetime: .singleton) { r in
+                container.register(Right.self, lifetime: .singleton) { r in
                     _ = await meeting.arriveSecond()
-                    return CtorRight(left: try await r.resolveAsync())
+                    return Right(left: try await r.resolveAsync(Left.self))
                 }
-                let left = Task { await Result { try await container.resolveAsync(CtorLeft.self) } }
-                let right = Task { await Result { try await container.resolveAsync(CtorRight.self) } }
+                let left = Task { await Result { try await container.resolveAsync(Left.self) } }
+                let right = Task { await Result { try await container.resolveAsync(Right.self) } }
                 if round % 2 == 0 { await letTasksSettle() }
                 if round < 3 { left.cancel() } else { right.cancel() }
                 let l = await left.value
                 let r = await right.value
-                let again = await Result { try await container.resolveAsync(CtorLeft.self) }
+                let again = await Result { try await container.resolveAsync(Left.self) }
                 return (round < 3 ? outcomeName(r) : outcomeName(l), outcomeName(l), outcomeName(r), outcomeName(again))
             }
             guard let (live, l, r, again) = outcome else { return }
@@ -486,18 +464,18 @@ import Testing
                 await gate.wait()
                 return Slow(run: asyncRuns.increment())
             }
-            container.register(Screen.self, lifetime: .singleton) { @MainActor _ in
-                Screen(run: syncRuns.increment())
+            container.register(Probe.self, lifetime: .singleton) { @MainActor _ in
+                Probe("screen", run: syncRuns.increment())
             }
             let slows = await startTasks(24) { _ in try await container.resolveAsync(Slow.self) }
-            let screens = await startTasks(24) { _ in try await container.resolveAsync(Screen.self) }
+            let screens = await startTasks(24) { _ in try await container.resolveAsync(Probe.self) }
             for (index, task) in slows.enumerated() where index % 3 == 0 { task.cancel() }
             for (index, task) in screens.enumerated() where index % 3 == 0 { task.cancel() }
             gate.open()
             let slowOutcomes = await awaitOutcomes(of: slows)
             let screenOutcomes = await awaitOutcomes(of: screens)
             let slow = try await container.resolveAsync(Slow.self)
-            let screen = try await container.resolveAsync(Screen.self)
+            let screen = try await container.resolveAsync(Probe.self)
             for (index, outcome) in slowOutcomes.enumerated() {
                 let ok =
                     outcome.successValue === slow || (index % 3 == 0 && outcomeName(outcome) == "CancellationError")

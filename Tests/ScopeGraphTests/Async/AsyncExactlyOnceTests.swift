@@ -65,19 +65,32 @@ import Testing
 
     /// Requests `count` tasks make of `resolve`, all issued while the build is held open:
     /// each task counts itself in `asked` just before it asks.
-    static func resolveFromTasks(
-        _ count: Int, asked: Counter, _ resolve: @escaping @Sendable (Int) async throws -> Slow
-    ) async throws -> [Slow] {
-        try await withThrowingTaskGroup(of: Slow.self) { group in
+    static func resolveFromTasks<T: Sendable>(
+        _ count: Int, asked: Counter, _ resolve: @escaping @Sendable (Int) async throws -> T
+    ) async throws -> [T] {
+        try await withThrowingTaskGroup(of: T.self) { group in
             for index in 0..<count {
                 group.addTask {
                     asked.increment()
                     return try await resolve(index)
                 }
             }
-            var instances: [Slow] = []
+            var instances: [T] = []
             for try await instance in group { instances.append(instance) }
             return instances
+        }
+    }
+
+    /// Registers `Slow` under `lifetime`: each build counts in `runs`, waits (at most 5 s) until
+    /// `count` requests were `asked`, then sleeps 5 ms.
+    static func registerSlowWaitingForAll(
+        _ count: Int, asked: Counter, in container: Container, lifetime: Lifetime, runs: Counter
+    ) {
+        container.register(Slow.self, lifetime: lifetime) { _ in
+            runs.increment()
+            await waitUntil(atMost: 5) { asked.value >= count }
+            try await Task.sleep(for: .milliseconds(5))
+            return Slow()
         }
     }
 
@@ -90,12 +103,7 @@ import Testing
         let container = asker.rootPreparedForSlow()
         let runs = Counter()
         let asked = Counter()
-        container.register(Slow.self, lifetime: .singleton) { _ in
-            runs.increment()
-            await waitUntil(atMost: 5) { asked.value >= count }
-            try await Task.sleep(for: .milliseconds(5))
-            return Slow()
-        }
+        Self.registerSlowWaitingForAll(count, asked: asked, in: container, lifetime: .singleton, runs: runs)
         let instances = try await withAsyncWatchdog(seconds: 30) {
             try await Self.resolveFromTasks(count, asked: asked) { _ in
                 try await asker.resolve(Slow.self, from: container)
@@ -116,24 +124,14 @@ import Testing
         let children = [root.makeChild(name: "left"), root.makeChild(name: "right")]
         let runs = Counter()
         let asked = Counter()
-        root.register(Slow.self, lifetime: .perContainer) { _ in
-            runs.increment()
-            await waitUntil(atMost: 5) { asked.value >= count }
-            try await Task.sleep(for: .milliseconds(5))
-            return Slow()
-        }
+        Self.registerSlowWaitingForAll(count, asked: asked, in: root, lifetime: .perContainer, runs: runs)
         let perChild = try await withAsyncWatchdog(seconds: 30) { () -> [[Slow]] in
-            try await withThrowingTaskGroup(of: (Int, Slow).self) { group in
-                for index in 0..<count {
-                    group.addTask {
-                        asked.increment()
-                        return (index % 2, try await children[index % 2].resolveAsync(Slow.self))
-                    }
-                }
-                var perChild: [[Slow]] = [[], []]
-                for try await (child, instance) in group { perChild[child].append(instance) }
-                return perChild
+            let answers = try await Self.resolveFromTasks(count, asked: asked) { index in
+                (index % 2, try await children[index % 2].resolveAsync(Slow.self))
             }
+            var perChild: [[Slow]] = [[], []]
+            for (child, instance) in answers { perChild[child].append(instance) }
+            return perChild
         }
         guard let perChild else { return }
         #expect(perChild[0].count == count / 2 && perChild[1].count == count / 2)
@@ -150,20 +148,18 @@ import Testing
     @Test(arguments: Asker.allCases)
     func cancellingAWaiterEndsItsWaitWithCancellationErrorAndTheBuildGoesOn(asker: Asker) async throws {
         let container = asker.rootPreparedForSlow()
-        let runs = Counter()
-        let started = AsyncLatch()
-        let gate = AsyncLatch()
+        let held = GatedBuild<Slow>()
         let buildSawCancellation = Guarded<[Bool]>([])
         container.register(Slow.self, lifetime: .singleton) { _ in
-            runs.increment()
-            started.open()
-            await gate.wait()
+            held.runs.increment()
+            held.started.open()
+            await held.gate.wait()
             buildSawCancellation.withLock { $0.append(Task.isCancelled) }
             return Slow()
         }
-        defer { gate.open() }  // never leave the build suspended, whatever failed
+        defer { held.gate.open() }  // never leave the build suspended, whatever failed
         let builder = Task { try await container.resolveAsync(Slow.self) }
-        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
+        guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
         let asked = Counter()
         let waiter = Task {
             asked.increment()
@@ -177,8 +173,8 @@ import Testing
         await letTasksSettle()
         waiter.cancel()
         let cancelled = try await withAsyncWatchdog(seconds: 5) { await waiter.result }
-        #expect(!gate.isOpen, "the cancelled waiter's outcome came while the build was still held")
-        gate.open()
+        #expect(!held.gate.isOpen, "the cancelled waiter's outcome came while the build was still held")
+        held.gate.open()
         let others = try await withAsyncWatchdog(seconds: 10) { () -> [Slow] in
             [try await builder.value, try await bystander.value]
         }
@@ -187,7 +183,7 @@ import Testing
         }
         guard let others else { return }
         #expect(others[0] === others[1])
-        #expect(runs.value == 1)
+        #expect(held.runs.value == 1)
         #expect(buildSawCancellation.current == [false])
         #expect(try container.resolve(Slow.self) === others[0])
     }
@@ -238,19 +234,17 @@ import Testing
     func aFailedBuildGivesEveryWaiterItsErrorAndTheNextResolveBuildsAgain(asker: Asker) async throws {
         let waiters = 10
         let container = asker.rootPreparedForSlow()
-        let runs = Counter()
-        let started = AsyncLatch()
-        let gate = AsyncLatch()
+        let held = GatedBuild<Slow>()
         container.register(Slow.self, lifetime: .singleton) { _ in
-            let run = runs.increment()
+            let run = held.runs.increment()
             guard run == 1 else { return Slow() }
-            started.open()
-            await gate.wait()
+            held.started.open()
+            await held.gate.wait()
             throw Boom("first build")
         }
-        defer { gate.open() }
+        defer { held.gate.open() }
         let starter = Task { await Result { try await container.resolveAsync(Slow.self) } }
-        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
+        guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
         let asked = Counter()
         let waiting = (0..<waiters).map { _ in
             Task {
@@ -260,8 +254,8 @@ import Testing
         }
         await waitUntil { asked.value == waiters }
         await letTasksSettle()
-        #expect(runs.value == 1)
-        gate.open()
+        #expect(held.runs.value == 1)
+        held.gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) { () -> [Result<Slow, any Error>] in
             var outcomes = [await starter.value]
             for task in waiting { outcomes.append(await task.value) }
@@ -275,13 +269,13 @@ import Testing
             #expect(error?.kind.underlyingError as? Boom == Boom("first build"))
             #expect(error?.key.typeName == "Slow")
         }
-        #expect(runs.value == 1, "every caller waited for the one build")
+        #expect(held.runs.value == 1, "every caller waited for the one build")
         let rebuilt = try await withAsyncWatchdog(seconds: 10) {
             [try await container.resolveAsync(Slow.self), try await container.resolveAsync(Slow.self)]
         }
         guard let rebuilt else { return }
         #expect(rebuilt[0] === rebuilt[1])
-        #expect(runs.value == 2)
+        #expect(held.runs.value == 2)
     }
 
     /// A thread's synchronous build that fails leaves nothing to wait for: the task that
@@ -292,12 +286,10 @@ import Testing
         let runs = Counter()
         let threadBuilding = Counter()
         let release = DispatchSemaphore(value: 0)
-        container.register(Slow.self, lifetime: .singleton) { _ in
-            guard runs.increment() == 1 else { return Slow() }
-            threadBuilding.increment()
-            blockCallingThread(on: release, atMost: 120)  // released by the test; the limit only guards a hang
-            throw Boom("thread")
-        }
+        // Released by the test; the limit only guards a hang.
+        container.registerFirstBuildHeldThenFailing(
+            Slow.self, runs: runs, started: threadBuilding, gate: release, atMost: 120, throwing: Boom("thread")
+        ) { _ in Slow() }
         defer { release.signal() }
         // A thread of its own, started here: not through a task, which other suites' blocking
         // work may keep off the cooperative pool for tens of seconds under a sanitizer.

@@ -9,38 +9,13 @@ import Testing
 /// by blocks, and nothing cached after a failure.
 @Suite struct AsyncFactoryTests: ServiceFixtures {
     final class Thing: Sendable {}
-    final class Leaf: Sendable {}
-    final class Config: Sendable {
-        let label: String
-        init(_ label: String) { self.label = label }
-    }
-    final class Service: Sendable {
-        let config: Config
-        init(config: Config) { self.config = config }
-    }
     final class Report: Sendable {
         let config: Config
         init(config: Config) { self.config = config }
     }
-    final class Greeting: Sendable {
-        let text: String
-        init(_ text: String) { self.text = text }
-    }
     @MainActor final class Screen {
         let dep: Shared
         init(dep: Shared) { self.dep = dep }
-    }
-    final class Middle: Sendable {
-        let leaf: Leaf
-        init(leaf: Leaf) { self.leaf = leaf }
-    }
-    final class Top: Sendable {
-        let middle: Middle
-        let dep: Shared
-        init(middle: Middle, dep: Shared) {
-            self.middle = middle
-            self.dep = dep
-        }
     }
     /// Property-cycle participants: `A` takes `B` in its initializer, `B` gets `A` by property.
     final class A: Sendable {
@@ -52,6 +27,19 @@ import Testing
         var a: A?
     }
 
+    /// Registers `T` under `lifetime` with an async factory that yields (or, when `sleeping`,
+    /// sleeps 1 ms) before it counts its run in `runs` and returns `make()`.
+    static func registerAsync<T>(
+        _ type: T.Type, in container: Container, lifetime: Lifetime, counting runs: Counter, sleeping: Bool = false,
+        _ make: @escaping @Sendable () -> T
+    ) {
+        container.register(type, lifetime: lifetime) { _ in
+            if sleeping { try await Task.sleep(for: .milliseconds(1)) } else { await Task.yield() }
+            runs.increment()
+            return make()
+        }
+    }
+
     static let allLifetimes: [Lifetime] = [.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer]
 
     // MARK: Lifetimes
@@ -60,11 +48,7 @@ import Testing
     @Test func anAsyncUniqueFactoryBuildsANewInstanceForEveryResolve() async throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(Thing.self, lifetime: .unique) { _ in
-            await Task.yield()
-            runs.increment()
-            return Thing()
-        }
+        Self.registerAsync(Thing.self, in: container, lifetime: .unique, counting: runs) { Thing() }
         #expect(syncResolutionError { _ = try container.resolve(Thing.self) }?.kind.caseName == "requiresAsync")
         let things = try await withAsyncWatchdog(seconds: 10) {
             [try await container.resolveAsync(Thing.self), try await container.resolveAsync(Thing.self)]
@@ -79,11 +63,7 @@ import Testing
     @Test func anAsyncGraphFactoryIsSharedWithinOneResolveAndBuiltAgainForTheNext() async throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(Shared.self, lifetime: .graph) { _ in
-            try await Task.sleep(for: .milliseconds(1))
-            runs.increment()
-            return Shared()
-        }
+        Self.registerAsync(Shared.self, in: container, lifetime: .graph, counting: runs, sleeping: true) { Shared() }
         container.register(Pair.self, lifetime: .unique) { r in
             Pair(first: try await r.resolveAsync(), second: try await r.resolveAsync())
         }
@@ -103,11 +83,7 @@ import Testing
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
         let runs = Counter()
-        root.register(Thing.self, lifetime: .singleton) { _ in
-            try await Task.sleep(for: .milliseconds(1))
-            runs.increment()
-            return Thing()
-        }
+        Self.registerAsync(Thing.self, in: root, lifetime: .singleton, counting: runs, sleeping: true) { Thing() }
         let things = try await withAsyncWatchdog(seconds: 10) {
             [
                 try await root.resolveAsync(Thing.self), try await child.resolveAsync(Thing.self),
@@ -125,11 +101,7 @@ import Testing
     @Test func anAsyncWeakSingletonIsSharedWhileHeldAndRebuiltAfterRelease() async throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(Thing.self, lifetime: .weakSingleton) { _ in
-            await Task.yield()
-            runs.increment()
-            return Thing()
-        }
+        Self.registerAsync(Thing.self, in: container, lifetime: .weakSingleton, counting: runs) { Thing() }
         let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (shared: Bool, released: Bool, rebuilt: Bool) in
             var held: Thing? = try await container.resolveAsync(Thing.self)
             weak let first = held
@@ -152,11 +124,7 @@ import Testing
     @Test func anAsyncEagerSingletonResolvedBeforeBootstrapIsBuiltOnce() async throws {
         let container = Container(name: "root")
         let runs = Counter()
-        container.register(Thing.self, lifetime: .eagerSingleton) { _ in
-            await Task.yield()
-            runs.increment()
-            return Thing()
-        }
+        Self.registerAsync(Thing.self, in: container, lifetime: .eagerSingleton, counting: runs) { Thing() }
         let things = try await withAsyncWatchdog(seconds: 10) { () -> [Thing] in
             let first = try await container.resolveAsync(Thing.self)
             try await container.bootstrapAsync()
@@ -170,15 +138,9 @@ import Testing
     /// An async `perContainer` factory builds one instance per container that the top-level
     /// resolve started from: one for each sibling, shared by resolves from the same one.
     @Test func anAsyncPerContainerFactoryBuildsOneInstancePerStartingContainer() async throws {
-        let root = Container(name: "root")
-        let left = root.makeChild(name: "left")
-        let right = root.makeChild(name: "right")
+        let (root, left, right) = Container.rootWithTwoChildren("left", "right")
         let runs = Counter()
-        root.register(Thing.self, lifetime: .perContainer) { _ in
-            await Task.yield()
-            runs.increment()
-            return Thing()
-        }
+        Self.registerAsync(Thing.self, in: root, lifetime: .perContainer, counting: runs) { Thing() }
         let things = try await withAsyncWatchdog(seconds: 10) {
             [
                 try await left.resolveAsync(Thing.self), try await left.resolveAsync(Thing.self),
@@ -219,21 +181,21 @@ import Testing
     /// `resolveAsync(_:tag:arguments:)`, which passes them; other argument types do not match.
     @Test func anAsyncFactoryWithRuntimeArgumentsGetsThemFromResolveAsync() async throws {
         let container = Container(name: "root")
-        container.register(Greeting.self, tag: "repeat") { (_: Resolver, word: String, times: Int) async throws in
+        container.register(Probe.self, tag: "repeat") { (_: Resolver, word: String, times: Int) async throws in
             await Task.yield()
-            return Greeting(String(repeating: word, count: times))
+            return Probe(String(repeating: word, count: times))
         }
         let syncError = syncResolutionError {
-            _ = try container.resolve(Greeting.self, tag: "repeat", arguments: "ab", 3)
+            _ = try container.resolve(Probe.self, tag: "repeat", arguments: "ab", 3)
         }
         #expect(syncError?.kind.caseName == "requiresAsync")
         let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (String, String) in
-            let greeting = try await container.resolveAsync(Greeting.self, tag: "repeat", arguments: "ab", 3)
+            let greeting = try await container.resolveAsync(Probe.self, tag: "repeat", arguments: "ab", 3)
             do {
-                _ = try await container.resolveAsync(Greeting.self, tag: "repeat", arguments: 3, "ab")
-                return (greeting.text, "value")
+                _ = try await container.resolveAsync(Probe.self, tag: "repeat", arguments: 3, "ab")
+                return (greeting.label, "value")
             } catch {
-                return (greeting.text, errorName(error))
+                return (greeting.label, errorName(error))
             }
         }
         guard let (text, mismatch) = outcome else { return }
@@ -274,10 +236,8 @@ import Testing
         let container = Container(name: "root")
         let runs = Counter()
         if asyncDependency {
-            container.register(Shared.self, lifetime: .graph) { _ in
-                try await Task.sleep(for: .milliseconds(1))
-                runs.increment()
-                return Shared()
+            Self.registerAsync(Shared.self, in: container, lifetime: .graph, counting: runs, sleeping: true) {
+                Shared()
             }
         } else {
             container.register(Shared.self, lifetime: .graph, counting: runs) { Shared() }
@@ -311,17 +271,17 @@ import Testing
                 container.register(Config.self) { _ in Config(label) }
             }
         }
-        root.register(Service.self, lifetime: .singleton) { r in
+        root.register(Middle.self, lifetime: .singleton) { r in
             await Task.yield()
-            return Service(config: try await r.resolveAsync())
+            return Middle(config: try await r.resolveAsync())
         }
         root.register(Report.self, lifetime: .graph) { r in
             await Task.yield()
             return Report(config: try await r.resolveAsync())
         }
-        let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (Service, Service, Report) in
+        let outcome = try await withAsyncWatchdog(seconds: 10) { () -> (Middle, Middle, Report) in
             (
-                try await child.resolveAsync(Service.self), try await root.resolveAsync(Service.self),
+                try await child.resolveAsync(Middle.self), try await root.resolveAsync(Middle.self),
                 try await child.resolveAsync(Report.self)
             )
         }
@@ -336,34 +296,37 @@ import Testing
     /// `onResolved` blocks of async-built instances run after the outermost factory returned and
     /// before `resolveAsync` returns, in the order the factories finished (dependencies first).
     /// With async singletons among them, a singleton's blocks run with the others at the end of
-    /// the top-level resolve, and not again when the next resolve takes it from the cache.
+    /// the top-level resolve, and not again when the next resolve takes it from the cache. The
+    /// chain: `Store` ← `Middle` ← `Config` (the leaf), and `Shared`, which `Store`'s factory
+    /// also resolves.
     @Test(arguments: [Lifetime.graph, .singleton])
     func blocksOfAsyncBuiltInstancesRunInFactoryFinishOrder(lifetimeOfLeafAndMiddle lifetime: Lifetime) async throws {
         let container = Container(name: "root")
         let log = EventLog()
-        container.register(Leaf.self, lifetime: lifetime) { _ in
+        container.register(Config.self, lifetime: lifetime) { _ in
             try await Task.sleep(for: .milliseconds(1))
-            return Leaf()
-        }.onResolved { _, _ in log.record("Leaf") }
+            return Config()
+        }.onResolved { _, _ in log.record("Config") }
         container.register(Middle.self, lifetime: lifetime) { r in
-            Middle(leaf: try await r.resolveAsync())
+            Middle(config: try await r.resolveAsync())
         }.onResolved { _, _ in log.record("Middle") }
         container.register(Shared.self) { _ in Shared() }.onResolved { _, _ in log.record("Shared") }
-        container.register(Top.self) { r in
-            let top = Top(middle: try await r.resolveAsync(), dep: try r.resolve())
-            log.record("Top factory returns")
-            return top
-        }.onResolved { _, _ in log.record("Top") }
+        container.register(Store.self) { r in
+            let store = Store(middle: try await r.resolveAsync())
+            _ = try r.resolve(Shared.self)
+            log.record("Store factory returns")
+            return store
+        }.onResolved { _, _ in log.record("Store") }
         let events = try await withAsyncWatchdog(seconds: 10) { () -> [[String]] in
-            _ = try await container.resolveAsync(Top.self)
+            _ = try await container.resolveAsync(Store.self)
             let first = log.events
-            _ = try await container.resolveAsync(Top.self)
+            _ = try await container.resolveAsync(Store.self)
             return [first, Array(log.events.dropFirst(first.count))]
         }
         guard let events else { return }
-        #expect(events[0] == ["Top factory returns", "Leaf", "Middle", "Shared", "Top"])
+        #expect(events[0] == ["Store factory returns", "Config", "Middle", "Shared", "Store"])
         if lifetime == .singleton {
-            #expect(events[1] == ["Top factory returns", "Shared", "Top"])
+            #expect(events[1] == ["Store factory returns", "Shared", "Store"])
         } else {
             #expect(events[1] == events[0], "graph instances are built again, and their blocks run again")
         }

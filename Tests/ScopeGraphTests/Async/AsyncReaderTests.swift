@@ -9,12 +9,7 @@ import Testing
 /// whatever happens meanwhile (the registration replaced or removed, a cache reset, a
 /// shutdown, cancellations, failures). Each test tries to make a reader hang, read a wrong
 /// instance, run a build twice, get an error meant for another waiter, or leak.
-@Suite struct AsyncReaderTests {
-    final class Slow: Sendable {
-        let run: Int
-        init(run: Int = 0) { self.run = run }
-    }
-
+@Suite struct AsyncReaderTests: ServiceFixtures {
     protocol Greeter: AnyObject, Sendable {}
     final class English: Greeter, Sendable {}
     final class Part: Sendable {}
@@ -22,8 +17,6 @@ import Testing
         let part: Part
         init(part: Part) { self.part = part }
     }
-
-    typealias Outcome<T> = Result<T, any Error>
 
     typealias HeldBuild = GatedBuild<Slow>
 
@@ -33,6 +26,24 @@ import Testing
         _ count: Int, of type: T.Type, tag: ServiceTag? = nil, from container: Container, settle: Bool = true
     ) async -> [Task<Outcome<T>, Never>] {
         await startTasks(count, settle: settle) { _ in try await container.resolveAsync(T.self, tag: tag) }
+    }
+
+    /// Starts a request for `Slow` in `container` (the requester) and, once its build has
+    /// `started` (held open by `gate`), `readers` tasks reading it; then runs `meanwhile()`,
+    /// opens `gate`, and returns how the requester and the readers ended. Nil when a watchdog
+    /// fired.
+    static func requesterAndReaders(
+        of container: Container, started: AsyncLatch, gate: AsyncLatch, readers count: Int = 10,
+        meanwhile: () -> Void = {}
+    ) async throws -> (requester: Outcome<Slow>, readers: [Outcome<Slow>])? {
+        let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
+        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return nil }
+        let readers = await startReaders(count, of: Slow.self, from: container)
+        meanwhile()
+        gate.open()
+        return try await withAsyncWatchdog(seconds: 10) {
+            (await requester.value, await awaitOutcomes(of: readers))
+        }
     }
 
     /// Whether every outcome is a value, all the same instance as `expected` (or as each other).
@@ -102,16 +113,11 @@ import Testing
     @Test func readersWaitingWhileTheRegistrationIsReplacedGetOneInstanceOfTheNewOne() async throws {
         let (container, held) = Self.heldRoot()
         defer { held.gate.open() }
-        let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
-        guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
-        let readers = await Self.startReaders(10, of: Slow.self, from: container)
         let newRuns = Counter()
-        container.register(Slow.self, lifetime: .singleton) { _ in
-            Slow(run: 100 + newRuns.increment())
-        }
-        held.gate.open()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await requester.value, await awaitOutcomes(of: readers))
+        let outcomes = try await Self.requesterAndReaders(of: container, started: held.started, gate: held.gate) {
+            container.register(Slow.self, lifetime: .singleton) { _ in
+                Slow(run: 100 + newRuns.increment())
+            }
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         #expect(outcomeName(requesterOutcome) == "value")
@@ -128,13 +134,8 @@ import Testing
         let held = HeldBuild()
         let registration = Self.registerHeld(held, in: container)
         defer { held.gate.open() }
-        let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
-        guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
-        let readers = await Self.startReaders(10, of: Slow.self, from: container)
-        container.remove(registration)
-        held.gate.open()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await requester.value, await awaitOutcomes(of: readers))
+        let outcomes = try await Self.requesterAndReaders(of: container, started: held.started, gate: held.gate) {
+            container.remove(registration)
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         #expect(["value", "notRegistered"].contains(outcomeName(requesterOutcome)))
@@ -149,13 +150,8 @@ import Testing
     func readersWaitingDuringACacheResetGetAnInstanceTheContainerThenHolds(lifetime: Lifetime) async throws {
         let (container, held) = Self.heldRoot(lifetime: lifetime)
         defer { held.gate.open() }
-        let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
-        guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
-        let readers = await Self.startReaders(10, of: Slow.self, from: container)
-        container.resetCachedInstances()
-        held.gate.open()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await requester.value, await awaitOutcomes(of: readers))
+        let outcomes = try await Self.requesterAndReaders(of: container, started: held.started, gate: held.gate) {
+            container.resetCachedInstances()
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         #expect(outcomeName(requesterOutcome) == "value")
@@ -222,13 +218,7 @@ import Testing
         let watched = WeakProbe(first)
         first = nil
         #expect(watched.isFreed)
-        let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
-        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
-        let readers = await Self.startReaders(10, of: Slow.self, from: container)
-        gate.open()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await requester.value, await awaitOutcomes(of: readers))
-        }
+        let outcomes = try await Self.requesterAndReaders(of: container, started: started, gate: gate)
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         let kept = try requesterOutcome.get()
         #expect(kept.run == 2)
@@ -382,11 +372,9 @@ import Testing
     @Test(arguments: [false, true])
     func readersOfAForwardedTypeGetTheInstanceBeingBuilt(requesterAsksForTheProtocol: Bool) async throws {
         let container = Container(name: "root")
-        let runs = Counter()
-        let started = AsyncLatch()
-        let gate = AsyncLatch()
-        defer { gate.open() }
-        container.registerHeldOpen(English.self, lifetime: .singleton, runs: runs, started: started, gate: gate) {
+        let held = GatedBuild<English>()
+        defer { held.gate.open() }
+        container.registerHeldOpen(English.self, lifetime: .singleton, by: held) {
             English()
         }.implements((any Greeter).self)
         let requester = Task { () -> Outcome<English> in
@@ -395,10 +383,10 @@ import Testing
             }
             return await Result { try await container.resolveAsync(English.self) }
         }
-        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
+        guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else { return }
         let protocolReaders = await Self.startReaders(6, of: (any Greeter).self, from: container, settle: false)
         let concreteReaders = await Self.startReaders(6, of: English.self, from: container)
-        gate.open()
+        held.gate.open()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
             (
                 await requester.value, await awaitOutcomes(of: protocolReaders),
@@ -409,7 +397,7 @@ import Testing
         let instance = try requesterOutcome.get()
         #expect(Self.allIdentical(concreteOutcomes, to: instance))
         #expect(protocolOutcomes.allSatisfy { $0.successValue.map { $0 === instance } == true })
-        #expect(runs.value == 1)
+        #expect(held.runs.value == 1)
     }
 
     // MARK: Scopes and traces
@@ -437,13 +425,7 @@ import Testing
         let outsideReaders = await Self.startReaders(5, of: Slow.self, from: container, settle: false)
         let scope = ResolutionScope(parent: ResolutionScope.current)
         let inside = try await scope.runAsync { () -> (Outcome<Slow>, [Outcome<Slow>])? in
-            let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
-            guard try await withAsyncWatchdog(seconds: 10, { await started[1].wait() }) != nil else { return nil }
-            let readers = await Self.startReaders(5, of: Slow.self, from: container)
-            gates[1].open()
-            return try await withAsyncWatchdog(seconds: 10) {
-                (await requester.value, await awaitOutcomes(of: readers))
-            }
+            try await Self.requesterAndReaders(of: container, started: started[1], gate: gates[1], readers: 5)
         }
         gates[0].open()
         let outsideOutcomes = try await withAsyncWatchdog(seconds: 10) {
@@ -468,15 +450,7 @@ import Testing
         let events = Counter()
         let sink: @Sendable (ResolutionTrace.Event) -> Void = { _ in events.increment() }
         let outcomes = try await Container.withTrace(sink) { () -> (Outcome<Slow>, [Outcome<Slow>])? in
-            let requester = Task { await Result { try await container.resolveAsync(Slow.self) } }
-            guard try await withAsyncWatchdog(seconds: 10, { await held.started.wait() }) != nil else {
-                return nil
-            }
-            let readers = await Self.startReaders(10, of: Slow.self, from: container)
-            held.gate.open()
-            return try await withAsyncWatchdog(seconds: 10) {
-                (await requester.value, await awaitOutcomes(of: readers))
-            }
+            try await Self.requesterAndReaders(of: container, started: held.started, gate: held.gate)
         }
         guard let (requesterOutcome, readerOutcomes) = outcomes else { return }
         #expect(Self.allIdentical(readerOutcomes, to: try requesterOutcome.get()))
@@ -489,53 +463,48 @@ import Testing
     /// Async readers of a singleton a thread is building synchronously get the thread's
     /// instance when it publishes, from one factory run.
     @Test func asyncReadersOfAThreadsSynchronousBuildGetItsInstance() async throws {
-        let container = Container(name: "root")
-        let runs = Counter()
-        let building = Counter()
-        let release = DispatchSemaphore(value: 0)
-        container.register(Slow.self, lifetime: .singleton) { _ in
-            let run = runs.increment()
-            if run == 1 {
-                building.increment()
-                blockCallingThread(on: release, atMost: 10)
-            }
-            return Slow(run: run)
-        }
-        defer { release.signal() }
-        let thread = Task { await runOnNewThread { Result { try container.resolve(Slow.self) } } }
-        await waitUntil { building.value == 1 }
-        let readers = await Self.startReaders(20, of: Slow.self, from: container)
-        release.signal()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await thread.value, await awaitOutcomes(of: readers))
-        }
-        guard let (threadOutcome, readerOutcomes) = outcomes else { return }
-        #expect(Self.allIdentical(readerOutcomes, to: try threadOutcome.get()))
-        #expect(runs.value == 1)
+        guard let race = try await Self.readersOfAThreadsHeldBuild(thenFailing: nil) else { return }
+        #expect(Self.allIdentical(race.readers, to: try race.thread.get()))
+        #expect(race.runs.value == 1)
     }
 
     /// Async readers of a thread's synchronous build that fails are woken, find nothing
     /// built and nobody building, and share one new build among themselves.
     @Test func asyncReadersOfAThreadsFailedBuildShareOneRebuild() async throws {
+        guard let race = try await Self.readersOfAThreadsHeldBuild(thenFailing: Boom("thread")) else { return }
+        #expect(race.thread.resolutionError?.kind.underlyingError as? Boom == Boom("thread"))
+        #expect(Self.allIdentical(race.readers, to: try race.container.resolve(Slow.self)))
+        #expect(race.runs.value == 2)
+    }
+
+    /// Resolves `Slow` on a thread, whose first build is held open (and then throws `error`,
+    /// when there is one); once it runs, starts 20 tasks reading `Slow`, then lets the build
+    /// end. Returns the container, the factory's runs, and how the thread and the readers
+    /// ended; nil when the watchdog fired.
+    static func readersOfAThreadsHeldBuild(thenFailing error: Boom?) async throws -> (
+        container: Container, runs: Counter, thread: Outcome<Slow>, readers: [Outcome<Slow>]
+    )? {
         let container = Container(name: "root")
         let runs = Counter()
         let building = Counter()
         let release = DispatchSemaphore(value: 0)
-        container.registerFirstBuildHeldThenFailing(
-            Slow.self, runs: runs, started: building, gate: release, atMost: 10, throwing: Boom("thread"),
-            Slow.init(run:))
+        if let error {
+            container.registerFirstBuildHeldThenFailing(
+                Slow.self, runs: runs, started: building, gate: release, atMost: 10, throwing: error, Slow.init(run:))
+        } else {
+            container.registerFirstBuildHeld(
+                Slow.self, runs: runs, started: building, gate: release, atMost: 10, Slow.init(run:))
+        }
         defer { release.signal() }
         let thread = Task { await runOnNewThread { Result { try container.resolve(Slow.self) } } }
         await waitUntil { building.value == 1 }
-        let readers = await Self.startReaders(20, of: Slow.self, from: container)
+        let readers = await startReaders(20, of: Slow.self, from: container)
         release.signal()
         let outcomes = try await withAsyncWatchdog(seconds: 10) {
             (await thread.value, await awaitOutcomes(of: readers))
         }
-        guard let (threadOutcome, readerOutcomes) = outcomes else { return }
-        #expect(threadOutcome.resolutionError?.kind.underlyingError as? Boom == Boom("thread"))
-        #expect(Self.allIdentical(readerOutcomes, to: try container.resolve(Slow.self)))
-        #expect(runs.value == 2)
+        guard let (threadOutcome, readerOutcomes) = outcomes else { return nil }
+        return (container, runs, threadOutcome, readerOutcomes)
     }
 
     // MARK: Cancellation and failure
@@ -741,27 +710,17 @@ import Testing
     /// (`AsyncExactlyOnceTests.aWaiterForABuildDiscardedByItsResolvesFailureBuildsItAgain`),
     /// it builds the singleton again and gets an instance, not the outer factory's error.
     @Test func aReaderOfASynchronousSingletonDiscardedByItsResolvesFailureBuildsItAgain() async throws {
-        let container = Container(name: "root")
         let partRuns = Counter()
-        let partBuilt = AsyncLatch()
         let gate = AsyncLatch()
         defer { gate.open() }
-        container.register(Part.self, lifetime: .singleton, counting: partRuns) { Part() }.onResolved { _, _ in }
-        container.register(Whole.self) { r in
-            let part = try await r.resolveAsync(Part.self)
-            partBuilt.open()
-            await gate.wait()
-            if partRuns.value > 0 { throw Boom("whole") }
-            return Whole(part: part)
-        }
-        let whole = Task { await Result { try await container.resolveAsync(Whole.self) } }
-        guard try await withAsyncWatchdog(seconds: 10, { await partBuilt.wait() }) != nil else { return }
-        let readers = await Self.startReaders(3, of: Part.self, from: container)
-        gate.open()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await whole.value, await awaitOutcomes(of: readers))
-        }
-        guard let (wholeOutcome, readerOutcomes) = outcomes else { return }
+        let ended = try await Self.readersOfAPartWhileAWholeFails(
+            partRuns: partRuns, partIsIncomplete: true,
+            wholeAfterItsPart: {
+                await gate.wait()
+                if partRuns.value > 0 { throw Boom("whole") }
+            },
+            failTheWhole: { _ in gate.open() })
+        guard let (wholeOutcome, readerOutcomes) = ended else { return }
         #expect(wholeOutcome.resolutionError?.kind.underlyingError as? Boom == Boom("whole"))
         #expect(
             readerOutcomes.map(outcomeName) == ["value", "value", "value"],
@@ -773,28 +732,44 @@ import Testing
     /// only waited for the synchronous singleton was not cancelled and must not get
     /// `CancellationError` (the design: a cancelled caller stops waiting, the others go on).
     @Test func aReaderOfASingletonDiscardedByACancelledResolveIsNotCancelled() async throws {
-        let container = Container(name: "root")
-        let partRuns = Counter()
-        let partBuilt = AsyncLatch()
-        container.register(Part.self, lifetime: .singleton, counting: partRuns) { Part() }
-        container.register(Whole.self) { r in
-            let part = try await r.resolveAsync(Part.self)
-            partBuilt.open()
-            try await Task.sleep(for: .seconds(30))
-            return Whole(part: part)
-        }
-        let whole = Task { await Result { try await container.resolveAsync(Whole.self) } }
-        guard try await withAsyncWatchdog(seconds: 10, { await partBuilt.wait() }) != nil else { return }
-        let readers = await Self.startReaders(3, of: Part.self, from: container)
-        whole.cancel()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) {
-            (await whole.value, await awaitOutcomes(of: readers))
-        }
-        guard let (wholeOutcome, readerOutcomes) = outcomes else { return }
+        let ended = try await Self.readersOfAPartWhileAWholeFails(
+            partRuns: Counter(), partIsIncomplete: false,
+            wholeAfterItsPart: { try await Task.sleep(for: .seconds(30)) },
+            failTheWhole: { whole in whole.cancel() })
+        guard let (wholeOutcome, readerOutcomes) = ended else { return }
         #expect(outcomeName(wholeOutcome) == "CancellationError")
         #expect(
             readerOutcomes.map(outcomeName) == ["value", "value", "value"],
             "the readers, never cancelled, got \(readerOutcomes.map(outcomeName))")
+    }
+
+    /// Resolves `Whole` in a task, whose async factory resolves the singleton `Part` (its runs
+    /// counted in `partRuns`; with an `onResolved` block when `partIsIncomplete`), then runs
+    /// `wholeAfterItsPart`. Once `Part` is built, starts three tasks reading it, and calls
+    /// `failTheWhole` with the task. Returns how the resolve of `Whole` and the readers ended;
+    /// nil when a watchdog fired.
+    static func readersOfAPartWhileAWholeFails(
+        partRuns: Counter, partIsIncomplete: Bool,
+        wholeAfterItsPart: @escaping @Sendable () async throws -> Void,
+        failTheWhole: (Task<Outcome<Whole>, Never>) -> Void
+    ) async throws -> (whole: Outcome<Whole>, readers: [Outcome<Part>])? {
+        let container = Container(name: "root")
+        let partBuilt = AsyncLatch()
+        let part = container.register(Part.self, lifetime: .singleton, counting: partRuns) { Part() }
+        if partIsIncomplete { part.onResolved { _, _ in } }
+        container.register(Whole.self) { r in
+            let part = try await r.resolveAsync(Part.self)
+            partBuilt.open()
+            try await wholeAfterItsPart()
+            return Whole(part: part)
+        }
+        let whole = Task { await Result { try await container.resolveAsync(Whole.self) } }
+        guard try await withAsyncWatchdog(seconds: 10, { await partBuilt.wait() }) != nil else { return nil }
+        let readers = await startReaders(3, of: Part.self, from: container)
+        failTheWhole(whole)
+        return try await withAsyncWatchdog(seconds: 10) {
+            (await whole.value, await awaitOutcomes(of: readers))
+        }
     }
 }
 

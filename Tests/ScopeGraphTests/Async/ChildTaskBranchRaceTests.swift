@@ -169,26 +169,23 @@ import Testing
     /// the top-level task is cancelled: the build goes on for the waiting task, one run.
     @Test func aBuildHandedOffByAChildTaskGoesOnWhenTheTopLevelTaskIsCancelled() async throws {
         let container = Container(name: "root")
-        let runs = Counter()
-        let started = AsyncLatch()
-        let gate = AsyncLatch()
-        container.registerHeldOpen(Pool.self, lifetime: .singleton, runs: runs, started: started, gate: gate, atMost: 5)
-        { Pool() }
+        let held = GatedBuild<Pool>()
+        container.registerHeldOpen(Pool.self, lifetime: .singleton, by: held, atMost: 5) { Pool() }
         container.register(Front.self) { r in
             async let pool: Pool = r.resolveAsync()
             _ = try await pool
             return Front(Cache())
         }
         let starter = Task { try await container.resolveAsync(Front.self) }
-        guard try await withAsyncWatchdog(seconds: 5, { await started.wait() }) != nil else { return }
+        guard try await withAsyncWatchdog(seconds: 5, { await held.started.wait() }) != nil else { return }
         // A task that waits for the build, started and settled before the starter is cancelled.
         let bystander = await startTasks(1) { _ in try await container.resolveAsync(Pool.self) }[0]
         starter.cancel()
         _ = try await withAsyncWatchdog(seconds: 5) { await starter.result }
-        gate.open()
+        held.gate.open()
         let pool = try await withAsyncWatchdog(seconds: 5) { try await bystander.value.get() }
         guard let pool else { return }
-        #expect(runs.value == 1)
+        #expect(held.runs.value == 1)
         #expect(try container.resolve(Pool.self) === pool)
     }
 

@@ -94,9 +94,8 @@ import Testing
     // MARK: 2. Children need a singleton the parent builds in a deeper uncached frame
 
     @Test func childrenNeedingSingletonsTheParentBuildsInDeeperUncachedFramesGetThemOnce() async throws {
-        try await checkRounds(300) { round in
+        try await checkRoundsInNewContainers(300) { _, container in
             var failures: [String] = []
-            let container = Container(name: "r\(round)")
             let leafRuns = Counter()
             let rootRuns = Counter()
             container.register(Root.self, lifetime: .singleton) { _ in
@@ -165,9 +164,8 @@ import Testing
     // put back into a group (`merge` moved every listed member, retired ones included).
     @Test(arguments: [false, true])
     func concurrentResolvesOfOverlappingSingletonsThroughTaskGroupsSucceedWithOneRunEach(syncS2: Bool) async throws {
-        try await checkRounds(200, watchdog: 90) { round in
+        try await checkRoundsInNewContainers(200, watchdog: 90) { _, container in
             var failures: [String] = []
-            let container = Container(name: "r\(round)")
             let counters = (0..<6).map { _ in Counter() }
             // Six singletons S0..S5, tagged; Si depends on S(j) for j < i in a fixed DAG,
             // resolving its deps in a task group. Some have sync factories.
@@ -249,9 +247,8 @@ import Testing
     // MARK: 4. Sync resolves on plain threads racing async resolves with branches
 
     @Test func synchronousResolvesOnThreadsRacingBranchesGetTheInstanceOrRequiresAsync() async throws {
-        try await checkRounds(150, watchdog: 90) { round in
+        try await checkRoundsInNewContainers(150, watchdog: 90) { _, container in
             var failures: [String] = []
-            let container = Container(name: "r\(round)")
             let rootRuns = Counter()
             let midRuns = Counter()
             container.register(Root.self, lifetime: .singleton) { _ in
@@ -363,9 +360,8 @@ import Testing
     // MARK: 6. Handed-off async singleton using child tasks, requested from many tasks
 
     @Test func aHandedOffBuildUsingChildTasksAskedByManyTasksRunsOnce() async throws {
-        try await checkRounds(200) { round in
+        try await checkRoundsInNewContainers(200) { _, container in
             var failures: [String] = []
-            let container = Container(name: "r\(round)")
             let runs = (0..<3).map { _ in Counter() }
             container.register(Root.self, lifetime: .singleton) { _ in
                 runs[0].increment()

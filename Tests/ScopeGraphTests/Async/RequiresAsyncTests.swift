@@ -38,6 +38,39 @@ import Testing
         }
     }
 
+    /// Starts `resolveAsync(B.self)` in a task of its own and, once `started` opens (B's factory
+    /// is held open), runs `meanwhile`; then `release()` lets the build end. Returns what
+    /// `meanwhile` returned and the built instance; nil when a watchdog fired (it says so).
+    static func whileResolveAsyncBuildsB<T: Sendable>(
+        in container: Container, started: AsyncLatch, release: @escaping @Sendable () -> Void,
+        meanwhile: @escaping @Sendable () async -> T
+    ) async throws -> (seen: T, built: B)? {
+        let builder = Task.detached { try await container.resolveAsync(B.self) }
+        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else {
+            release()
+            return nil
+        }
+        let seen = try await withAsyncWatchdog(seconds: 5, meanwhile)
+        release()
+        let built = try await withAsyncWatchdog(seconds: 10) { try await builder.value }
+        guard let seen, let built else { return nil }
+        return (seen, built)
+    }
+
+    /// The same for a build held open by `held`: its gate, still closed, opens after
+    /// `meanwhile`.
+    static func whileResolveAsyncBuildsB<T: Sendable>(
+        heldBy held: GatedBuild<B>, in container: Container, meanwhile: @escaping @Sendable () async -> T
+    ) async throws -> (seen: T, built: B)? {
+        try await whileResolveAsyncBuildsB(
+            in: container, started: held.started,
+            release: {
+                #expect(!held.gate.isOpen, "the build was held open until now")
+                held.gate.open()
+            },
+            meanwhile: meanwhile)
+    }
+
     /// A synchronous resolve of A → B, where B has an async factory and no cached instance,
     /// throws `.requiresAsync` about B with the path ["A", "B"] and a description naming
     /// `resolveAsync`; B's factory does not run. Resolving B directly gives the path ["B"].
@@ -95,15 +128,11 @@ import Testing
     /// the built instance.
     @Test func aSynchronousResolveThatFindsABuildInProgressThrowsInsteadOfWaiting() async throws {
         let container = Container(name: "root")
-        let runs = Counter()
-        let started = AsyncLatch()
-        let gate = AsyncLatch()
-        container.registerHeldOpen(B.self, lifetime: .singleton, runs: runs, started: started, gate: gate) { B() }
+        let held = GatedBuild<B>()
+        container.registerHeldOpen(B.self, lifetime: .singleton, by: held) { B() }
         container.register(A.self) { r in A(b: try r.resolve()) }
-        defer { gate.open() }
-        let builder = Task { try await container.resolveAsync(B.self) }
-        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
-        let errors = try await withAsyncWatchdog(seconds: 5) {
+        defer { held.gate.open() }
+        let seen = try await Self.whileResolveAsyncBuildsB(heldBy: held, in: container) {
             await runOnNewThread {
                 [
                     syncResolutionError { _ = try container.resolve(B.self) },
@@ -111,17 +140,14 @@ import Testing
                 ]
             }
         }
-        #expect(!gate.isOpen)
-        gate.open()
-        let built = try await withAsyncWatchdog(seconds: 10) { try await builder.value }
-        guard let errors, let built else { return }
+        guard let (errors, built) = seen else { return }
         #expect(errors[0]?.kind.caseName == "requiresAsync")
         #expect(errors[0]?.pathDescriptions == ["B"])
         #expect(errors[0]?.description.contains("resolveAsync") == true)
         #expect(errors[1]?.kind.caseName == "requiresAsync")
         #expect(errors[1]?.pathDescriptions == ["A", "B"])
         #expect(try container.resolve(B.self) === built)
-        #expect(runs.value == 1)
+        #expect(held.runs.value == 1)
     }
 
     /// The same for a singleton with a synchronous factory that `resolveAsync` is building (the
@@ -140,17 +166,10 @@ import Testing
             _ = gate.wait(timeout: .now() + 20)
             return B()
         }
-        let builder = Task.detached { try await container.resolveAsync(B.self) }
-        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else {
-            gate.signal()
-            return
-        }
-        let error = try await withAsyncWatchdog(seconds: 5) {
-            await runOnNewThread { syncResolutionError { _ = try container.resolve(B.self) } }
-        }
-        gate.signal()
-        let built = try await withAsyncWatchdog(seconds: 10) { try await builder.value }
-        guard let error, let built else { return }
+        let seen = try await Self.whileResolveAsyncBuildsB(
+            in: container, started: started, release: { gate.signal() },
+            meanwhile: { await runOnNewThread { syncResolutionError { _ = try container.resolve(B.self) } } })
+        guard let (error, built) = seen else { return }
         #expect(error?.kind.caseName == "requiresAsync")
         #expect(try container.resolve(B.self) === built)
         #expect(runs.value == 1)
@@ -161,30 +180,23 @@ import Testing
     /// (waiting there could never end: the build needs the main actor to go on).
     @Test func aSynchronousResolveOnTheMainActorDoesNotWaitForASuspendedMainActorBuild() async throws {
         let container = Container(name: "root")
-        let runs = Counter()
-        let started = AsyncLatch()
-        let gate = AsyncLatch()
+        let held = GatedBuild<B>()
         container.register(B.self, lifetime: .singleton) { @MainActor _ in
-            runs.increment()
-            started.open()
-            await gate.wait()
+            held.runs.increment()
+            held.started.open()
+            await held.gate.wait()
             return B()
         }
-        defer { gate.open() }
-        let builder = Task.detached { try await container.resolveAsync(B.self) }
-        guard try await withAsyncWatchdog(seconds: 10, { await started.wait() }) != nil else { return }
-        let error = try await withAsyncWatchdog(seconds: 5) {
+        defer { held.gate.open() }
+        let seen = try await Self.whileResolveAsyncBuildsB(heldBy: held, in: container) {
             await MainActor.run { syncResolutionError { _ = try container.resolve(B.self) } }
         }
-        #expect(!gate.isOpen)
-        gate.open()
-        let built = try await withAsyncWatchdog(seconds: 10) { try await builder.value }
-        guard let error, let built else { return }
+        guard let (error, built) = seen else { return }
         #expect(error?.kind.caseName == "requiresAsync")
         #expect(error?.pathDescriptions == ["B"])
         let cached = try await MainActor.run { try container.resolve(B.self) }
         #expect(cached === built)
-        #expect(runs.value == 1)
+        #expect(held.runs.value == 1)
     }
 
     /// A synchronous factory cannot await: inside `resolveAsync`, one that depends on an async

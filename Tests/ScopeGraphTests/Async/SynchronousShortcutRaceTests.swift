@@ -21,8 +21,6 @@ import Testing
     final class Held: Sendable {}
     final class Warm: Sendable {}
 
-    typealias Outcome<T> = Result<T, any Error>
-
     /// The outcomes of one race in one container: its tasks' `resolveAsync`, its threads'
     /// synchronous `resolve`.
     struct Race<T: Sendable>: Sendable {
@@ -129,6 +127,34 @@ import Testing
         if gate.wait(timeout: .now() + seconds) == .timedOut { timeouts.increment() }
     }
 
+    /// Starts a shortcut build of `container`'s `Store` (a task on `BlockableExecutor`, whose
+    /// factory the test holds open) and, once `started()` says the factory runs, `readers`
+    /// tasks asking for it, given time to reach their wait. Nil, with an issue recorded, when
+    /// the factory did not start.
+    static func shortcutBuildWithReaders(
+        of container: Container, readers: Int, startedWhen started: @escaping @Sendable () -> Bool
+    ) async -> (builder: Task<Outcome<Store>, Never>, readers: [Task<Outcome<Store>, Never>])? {
+        let builder = Task.detached(executorPreference: BlockableExecutor.shared) {
+            await Result { try await container.resolveAsync(Store.self) }
+        }
+        guard await waitUntil(atMost: startLimit, started) else {
+            Issue.record("the factory did not start")
+            return nil
+        }
+        let readerTasks = (0..<readers).map { _ in
+            Task.detached { await Result { try await container.resolveAsync(Store.self) } }
+        }
+        await letTasksSettle()
+        return (builder, readerTasks)
+    }
+
+    /// How `first` and `readers` ended, awaited under a watchdog: nil when it fired.
+    static func outcomes(
+        of first: Task<Outcome<Store>, Never>, and readers: [Task<Outcome<Store>, Never>]
+    ) async throws -> (first: Outcome<Store>, readers: [Outcome<Store>])? {
+        try await withAsyncWatchdog(seconds: 10) { (await first.value, await awaitOutcomes(of: readers)) }
+    }
+
     /// A container whose `Store` singleton's factory holds every run open until `gate` is
     /// signalled (at most 10 s, scaled under sanitizers), counting runs, returns and timeouts.
     struct HeldStore: Sendable {
@@ -157,10 +183,8 @@ import Testing
     /// hang), and afterwards a synchronous resolve returns it.
     @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton, .perContainer])
     func tasksAndThreadsRacingOnAFreshInstanceGetOneInstanceFromOneRun(lifetime: Lifetime) async throws {
-        let rounds = 40
-        try await checkRounds(rounds) { round in
+        try await checkRoundsInNewContainers(40) { _, container in
             var problems: [String] = []
-            let container = Container(name: "round \(round)")
             let runs = Self.registerRacingStore(in: container, lifetime: lifetime)
             guard let race = await Self.race(Store.self, in: [container], tasks: 6, threads: 3).first else {
                 return problems
@@ -180,8 +204,7 @@ import Testing
     /// once: each child's tasks and threads get that child's one instance (built once per
     /// child), and no two children share one.
     @Test func perContainerRacesInSeveralChildrenAtOnceGetOneInstancePerChild() async throws {
-        let rounds = 30
-        try await checkRounds(rounds) { round in
+        try await checkRounds(30) { round in
             var problems: [String] = []
             let root = Container(name: "root \(round)")
             let runs = Self.registerRacingStore(in: root, lifetime: .perContainer)
@@ -263,12 +286,7 @@ import Testing
         await letTasksSettle()
         let returnedBeforeTheCanary = await Task.detached { returned.value }.value
         gate.signal()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) { () -> (Outcome<Store>, [Outcome<Store>]) in
-            var outcomes: [Outcome<Store>] = []
-            for reader in readers { outcomes.append(await reader.value) }
-            return (await thread.value, outcomes)
-        }
-        guard let (threadOutcome, readerOutcomes) = outcomes else { return }
+        guard let (threadOutcome, readerOutcomes) = try await Self.outcomes(of: thread, and: readers) else { return }
         #expect(returnedBeforeTheCanary == 0 && timeouts.value == 0, "the pool was blocked until the build ended")
         let instance = try threadOutcome.get()
         #expect(readerOutcomes.allSatisfy { $0.successValue === instance }, "\(readerOutcomes.map(outcomeName))")
@@ -284,10 +302,8 @@ import Testing
     /// (`AsyncReaderTests.asyncReadersOfAThreadsFailedBuildShareOneRebuild`): two runs, one
     /// instance.
     @Test func aFailedFirstBuildCachesNothingAndTheOthersShareOneRebuild() async throws {
-        let rounds = 40
-        try await checkRounds(rounds) { round in
+        try await checkRoundsInNewContainers(40) { _, container in
             var problems: [String] = []
-            let container = Container(name: "round \(round)")
             let runs = Counter()
             container.register(Store.self, lifetime: .singleton) { _ in
                 let run = runs.increment()
@@ -324,24 +340,12 @@ import Testing
         defer { gate.signal() }
         container.registerFirstBuildHeldThenFailing(
             Store.self, runs: runs, started: started, gate: gate, atMost: 5, throwing: Boom("held"), Store.init(run:))
-        let builder = Task.detached(executorPreference: BlockableExecutor.shared) {
-            await Result { try await container.resolveAsync(Store.self) }
-        }
-        guard await waitUntil(atMost: Self.startLimit, { started.value == 1 }) else {
-            Issue.record("the factory did not start")
-            return
-        }
-        let readers = (0..<8).map { _ in
-            Task.detached { await Result { try await container.resolveAsync(Store.self) } }
-        }
-        await letTasksSettle()
+        guard
+            let (builder, readers) = await Self.shortcutBuildWithReaders(
+                of: container, readers: 8, startedWhen: { started.value == 1 })
+        else { return }
         gate.signal()
-        let outcomes = try await withAsyncWatchdog(seconds: 10) { () -> (Outcome<Store>, [Outcome<Store>]) in
-            var readerOutcomes: [Outcome<Store>] = []
-            for reader in readers { readerOutcomes.append(await reader.value) }
-            return (await builder.value, readerOutcomes)
-        }
-        guard let (builderOutcome, readerOutcomes) = outcomes else { return }
+        guard let (builderOutcome, readerOutcomes) = try await Self.outcomes(of: builder, and: readers) else { return }
         let cached = try container.resolve(Store.self)
         #expect(builderOutcome.resolutionError?.kind.underlyingError as? Boom == Boom("held"))
         #expect(
@@ -359,10 +363,8 @@ import Testing
     /// build, reused by a shortcut build, is marked `isAsync` again (a thread gets
     /// `.requiresAsync` from a shortcut build held open).
     @Test func aLaterSynchronousBuildOnAShortcutsThreadIsWaitedFor() async throws {
-        let rounds = 5
-        try await checkRounds(rounds) { round in
+        try await checkRoundsInNewContainers(5) { round, container in
             var problems: [String] = []
-            let container = Container(name: "round \(round)")
             let started = Counter()
             let gate = DispatchSemaphore(value: 0)
             let threads = Guarded<[String]>([])
@@ -492,10 +494,8 @@ import Testing
     /// that finds it unbuilt still builds it (cancellation only ends waits); the others get
     /// that instance or, if they had to wait for it, `CancellationError`; one factory run.
     @Test func cancelledTasksRacingOnAnUnbuiltSingletonStillBuildItOnce() async throws {
-        let rounds = 60
-        try await checkRounds(rounds) { round in
+        try await checkRoundsInNewContainers(60) { _, container in
             var problems: [String] = []
-            let container = Container(name: "round \(round)")
             let runs = Self.registerRacingStore(in: container, lifetime: .singleton)
             let go = AsyncLatch()
             let tasks = (0..<6).map { _ in
@@ -532,17 +532,10 @@ import Testing
         let (container, runs, returned, timeouts, gate) = (
             held.container, held.runs, held.returned, held.timeouts, held.gate
         )
-        let builder = Task.detached(executorPreference: BlockableExecutor.shared) {
-            await Result { try await container.resolveAsync(Store.self) }
-        }
-        guard await waitUntil(atMost: Self.startLimit, { runs.value == 1 }) else {
-            Issue.record("the factory did not start")
-            return
-        }
-        let readers = (0..<6).map { _ in
-            Task.detached { await Result { try await container.resolveAsync(Store.self) } }
-        }
-        await letTasksSettle()
+        guard
+            let (builder, readers) = await Self.shortcutBuildWithReaders(
+                of: container, readers: 6, startedWhen: { runs.value == 1 })
+        else { return }
         for reader in readers.prefix(3) { reader.cancel() }
         let cancelled = try await withAsyncWatchdog(seconds: 10) { () -> ([Outcome<Store>], Int) in
             var outcomes: [Outcome<Store>] = []
@@ -550,11 +543,7 @@ import Testing
             return (outcomes, returned.value)
         }
         gate.signal()
-        let rest = try await withAsyncWatchdog(seconds: 10) { () -> (Outcome<Store>, [Outcome<Store>]) in
-            var outcomes: [Outcome<Store>] = []
-            for reader in readers.dropFirst(3) { outcomes.append(await reader.value) }
-            return (await builder.value, outcomes)
-        }
+        let rest = try await Self.outcomes(of: builder, and: Array(readers.dropFirst(3)))
         guard let (cancelledOutcomes, returnedMeanwhile) = cancelled, let (builderOutcome, others) = rest else {
             return
         }

@@ -27,6 +27,27 @@ import Testing
 
     static let allLifetimes: [Lifetime] = [.unique, .graph, .singleton, .weakSingleton, .eagerSingleton, .perContainer]
 
+    /// Registers `Parent`, whose factory (its runs counted in `runs`) takes a `Child`: the
+    /// constructor end of a mixed cycle.
+    @discardableResult
+    static func registerParent(
+        in container: Container, lifetime: Lifetime = .graph, counting runs: Counter = Counter()
+    ) -> Registration<Parent> {
+        container.register(Parent.self, lifetime: lifetime) { r in
+            runs.increment()
+            return Parent(child: try r.resolve())
+        }
+    }
+
+    /// Registers `Child` (its runs counted in `runs`), whose block sets its `parent`: the
+    /// property end of a mixed cycle.
+    static func registerChildPointingBack(
+        in container: Container, lifetime: Lifetime = .graph, counting runs: Counter = Counter()
+    ) {
+        container.register(Child.self, lifetime: lifetime, counting: runs) { Child() }
+            .onResolved { r, child in child.parent = try r.resolve() }
+    }
+
     // MARK: Constructor cycles
 
     @Test(arguments: allLifetimes)
@@ -98,11 +119,7 @@ import Testing
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
             let aRuns = Counter()
-            root.register(A.self, lifetime: .graph) { r in
-                aRuns.increment()
-                _ = try r.resolve(B.self)
-                return A()
-            }
+            root.register(A.self, lifetime: .graph, needing: B.self, counting: aRuns) { A() }
             root.register(B.self, lifetime: .singleton, needing: A.self) { B() }
             let error = try #require(throws: ResolutionError.self) {
                 _ = try (startAtChild ? child : root).resolve(A.self)
@@ -148,12 +165,8 @@ import Testing
         let container = Container(name: "root")
         let parentRuns = Counter()
         let childRuns = Counter()
-        container.register(Parent.self, lifetime: lifetime) { r in
-            parentRuns.increment()
-            return Parent(child: try r.resolve())
-        }
-        container.register(Child.self, lifetime: lifetime, counting: childRuns) { Child() }
-            .onResolved { r, child in child.parent = try r.resolve() }
+        Self.registerParent(in: container, lifetime: lifetime, counting: parentRuns)
+        Self.registerChildPointingBack(in: container, lifetime: lifetime, counting: childRuns)
         let parent = try container.resolve(Parent.self)
         defer { parent.child.parent = nil }  // the test's parent <-> child cycle
         #expect(parent.child.parent === parent)
@@ -164,12 +177,8 @@ import Testing
     @Test func aMixedCycleResolvesFromEitherEnd() throws {
         let container = Container(name: "root")
         let parentRuns = Counter()
-        container.register(Parent.self, lifetime: .singleton) { r in
-            parentRuns.increment()
-            return Parent(child: try r.resolve())
-        }
-        container.register(Child.self, lifetime: .singleton) { _ in Child() }
-            .onResolved { r, child in child.parent = try r.resolve() }
+        Self.registerParent(in: container, lifetime: .singleton, counting: parentRuns)
+        Self.registerChildPointingBack(in: container, lifetime: .singleton)
         let child = try container.resolve(Child.self)
         defer { child.parent = nil }  // the test's parent <-> child cycle
         let parent = try #require(child.parent)
@@ -216,8 +225,8 @@ import Testing
     @Test func aMixedCycleAcrossParentAndChildResolves() throws {
         let root = Container(name: "root")
         let child = root.makeChild(name: "child")
-        root.register(Parent.self) { r in Parent(child: try r.resolve()) }
-        child.register(Child.self) { _ in Child() }.onResolved { r, child in child.parent = try r.resolve() }
+        Self.registerParent(in: root)
+        Self.registerChildPointingBack(in: child)
         let parent = try child.resolve(Parent.self)
         defer { parent.child.parent = nil }  // the test's parent <-> child cycle
         #expect(parent.child.parent === parent)
@@ -230,12 +239,8 @@ import Testing
             let root = Container(name: "root")
             let child = root.makeChild(name: "child")
             let parentRuns = Counter()
-            root.register(Parent.self, lifetime: .graph) { r in
-                parentRuns.increment()
-                return Parent(child: try r.resolve())
-            }
-            root.register(Child.self, lifetime: .singleton) { _ in Child() }
-                .onResolved { r, child in child.parent = try r.resolve() }
+            Self.registerParent(in: root, counting: parentRuns)
+            Self.registerChildPointingBack(in: root, lifetime: .singleton)
             let parent = try (startAtChild ? child : root).resolve(Parent.self)
             defer { parent.child.parent = nil }  // the test's parent <-> child cycle
             #expect(parent.child.parent === parent)
@@ -300,7 +305,7 @@ import Testing
         let childRuns = Counter()
         let seenByBlock = Guarded<Child?>(nil)
         container.register(Child.self, lifetime: lifetime, counting: childRuns) { Child() }
-        container.register(Parent.self) { r in Parent(child: try r.resolve()) }
+        Self.registerParent(in: container)
             .onResolved { r, _ in
                 let child: Child = try r.resolve()
                 seenByBlock.withLock { $0 = child }
@@ -350,11 +355,7 @@ import Testing
         let bRuns = Counter()
         let attempts = Counter()
         container.register(B.self, lifetime: .singleton, counting: bRuns) { B() }
-        container.register(A.self, lifetime: .singleton) { r in
-            aRuns.increment()
-            _ = try r.resolve(B.self)
-            return A()
-        }.onResolved { _, _ in
+        container.register(A.self, lifetime: .singleton, needing: B.self, counting: aRuns) { A() }.onResolved { _, _ in
             if attempts.increment() == 1 { throw Boom("first attempt") }
         }
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(A.self) }
@@ -368,8 +369,7 @@ import Testing
 
     @Test func aBlockThatResolvesAMissingKeyFailsTheResolve() throws {
         let container = Container(name: "root")
-        container.register(Child.self, lifetime: .singleton) { _ in Child() }
-            .onResolved { r, child in child.parent = try r.resolve() }
+        Self.registerChildPointingBack(in: container, lifetime: .singleton)
         let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Child.self) }
         #expect(error.kind.caseName == "notRegistered")
         #expect(error.key.typeName == "Parent")
@@ -446,59 +446,62 @@ extension CycleTests {
             #expect(log.events == ["Mid", "Top", "Dep", "Leaf"])
         }
 
-        /// Registers `Impl` in `container`, counting its builds and keeping each instance built.
-        @discardableResult
-        static func registerCountedImpl(
-            in container: Container, lifetime: Lifetime, builds: Counter, stash: Guarded<[Impl]>
-        ) -> Registration<Impl> {
-            container.register(Impl.self, lifetime: lifetime) { _ in
-                builds.increment()
-                let instance = Impl()
-                stash.withLock { $0.append(instance) }
-                return instance
+        /// A root and its child; `Impl` registered in the root under a lifetime, its builds
+        /// counted and each instance it built kept; a switch that makes a block throw while on.
+        struct ImplUnderRoot {
+            let root = Container(name: "root")
+            let child: Container
+            let builds = Counter()
+            let built = Guarded<[Impl]>([])
+            let failing = Guarded(true)
+            let impl: Registration<Impl>
+
+            init(_ lifetime: Lifetime) {
+                child = root.makeChild(name: "child")
+                let (builds, built) = (builds, built)
+                impl = root.register(Impl.self, lifetime: lifetime) { _ in
+                    builds.increment()
+                    let instance = Impl()
+                    built.withLock { $0.append(instance) }
+                    return instance
+                }
+            }
+
+            /// Adds a block to `registration` that throws while `failing` is on.
+            func throwWhileFailing<T>(in registration: Registration<T>) {
+                let failing = failing
+                registration.onResolved { _, _ in
+                    if failing.current { throw Boom() }
+                }
             }
         }
 
         /// A throwing block caches nothing, even a weakSingleton held elsewhere or a perContainer instance.
         @Test(arguments: [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton, .graph])
         func aThrowingBlockLeavesNothingCachedUnderAnyLifetime(lifetime: Lifetime) throws {
-            let root = Container(name: "root")
-            let child = root.makeChild(name: "child")
-            let builds = Counter()
-            let stash = Guarded<[Impl]>([])
-            let fail = Guarded(true)
-            Self.registerCountedImpl(in: root, lifetime: lifetime, builds: builds, stash: stash).onResolved { _, _ in
-                if fail.current { throw Boom() }
-            }
-            #expect(throws: ResolutionError.self) { _ = try child.resolve(Impl.self) }
-            fail.withLock { $0 = false }
-            let got = try child.resolve(Impl.self)
-            #expect(builds.value == 2)
-            #expect(got !== stash.current.first)
+            let tree = ImplUnderRoot(lifetime)
+            tree.throwWhileFailing(in: tree.impl)
+            #expect(throws: ResolutionError.self) { _ = try tree.child.resolve(Impl.self) }
+            tree.failing.withLock { $0 = false }
+            let got = try tree.child.resolve(Impl.self)
+            #expect(tree.builds.value == 2)
+            #expect(got !== tree.built.current.first)
         }
 
         /// A dependent's throwing block leaves its complete cached dependencies (any cached
         /// lifetime) cached: they were published when their factories returned.
         @Test(arguments: [Lifetime.singleton, .perContainer, .weakSingleton, .eagerSingleton])
         func aDependentsThrowingBlockKeepsItsCompleteCachedDependencies(lifetime: Lifetime) throws {
-            let root = Container(name: "root")
-            let child = root.makeChild(name: "child")
-            let builds = Counter()
-            let stash = Guarded<[Impl]>([])
-            let fail = Guarded(true)
-            Self.registerCountedImpl(in: root, lifetime: lifetime, builds: builds, stash: stash)
-            root.register(Top.self, needing: Impl.self) { Top() }.onResolved { _, _ in
-                if fail.current { throw Boom() }
-            }
-            #expect(throws: ResolutionError.self) { _ = try child.resolve(Top.self) }
-            fail.withLock { $0 = false }
-            _ = try child.resolve(Top.self)
-            #expect(builds.value == 1)
-            #expect(try child.resolve(Impl.self) === stash.current.first)
+            let tree = ImplUnderRoot(lifetime)
+            tree.throwWhileFailing(in: tree.root.register(Top.self, needing: Impl.self) { Top() })
+            #expect(throws: ResolutionError.self) { _ = try tree.child.resolve(Top.self) }
+            tree.failing.withLock { $0 = false }
+            _ = try tree.child.resolve(Top.self)
+            #expect(tree.builds.value == 1)
+            #expect(try tree.child.resolve(Impl.self) === tree.built.current.first)
         }
     }
 
-    /// A block that resolves an instance its resolve built gets that instance.
     @Suite struct BlocksResolvingBuiltInstances: ProbeFixtures {
         /// A block resolving its own key gets its instance (factory once) for every sharing lifetime, from a child.
         @Test(arguments: [Lifetime.graph, .singleton, .perContainer, .weakSingleton, .eagerSingleton])

@@ -5,21 +5,16 @@ import Testing
 /// `validate()` and `validateAsync()` with async and main-actor registrations: the synchronous
 /// dry run cannot run them and says so (a warning naming `validateAsync()`, not an error); the
 /// async one runs them, and reports what is really broken.
-@Suite struct AsyncValidationTests {
-    final class Store: Sendable {}
-    final class Report: Sendable {
-        let store: Store
-        init(store: Store) { self.store = store }
-    }
+@Suite struct AsyncValidationTests: ServiceFixtures {
     final class Missing: Sendable {}
 
     private func makeApp() -> Container {
         let app = Container(name: "app")
-        app.register(Store.self, lifetime: .singleton) { _ in
+        app.register(Shared.self, lifetime: .singleton) { _ in
             await Task.yield()
-            return Store()
+            return Shared()
         }
-        app.register(Report.self) { r in Report(store: try await r.resolveAsync()) }
+        app.register(Holder.self) { r in Holder(shared: try await r.resolveAsync()) }
         return app
     }
 
@@ -39,7 +34,7 @@ import Testing
     @Test func validateAsyncReportsAMissingDependencyOfAnAsyncFactory() async {
         let app = makeApp()
         app.register(Missing.self, tag: "broken") { r in
-            _ = try await r.resolveAsync(Store.self, tag: "absent")
+            _ = try await r.resolveAsync(Shared.self, tag: "absent")
             return Missing()
         }
         let report = await app.validateAsync()
@@ -49,6 +44,6 @@ import Testing
 
     @Test func dependencyGraphAsyncHasTheEdgesAsyncFactoriesResolve() async {
         let graph = await makeApp().dependencyGraphAsync()
-        #expect(graph.edges.contains { $0.from.key.typeName == "Report" && $0.to.key.typeName == "Store" })
+        #expect(graph.edges.contains { $0.from.key.typeName == "Holder" && $0.to.key.typeName == "Shared" })
     }
 }

@@ -66,11 +66,7 @@ import Testing
     @Test func aRecordThatAsksForItselfIsACycleOnItsFirstResolveAndAfter() throws {
         let c = Container(name: "c")
         let runs = Counter()
-        c.register(A.self, lifetime: .unique) { r in
-            runs.increment()
-            _ = try r.resolve(A.self)
-            return A()
-        }
+        c.register(A.self, lifetime: .unique, needing: A.self, counting: runs) { A() }
         for attempt in 1...3 {
             let e = resolutionError { _ = try c.resolve(A.self) }
             #expect(e?.kind.caseName == "circularDependency")
@@ -121,26 +117,12 @@ import Testing
         let c = Container(name: "c")
         let singletonRuns = Counter()
         c.register(A.self, lifetime: .unique, needing: S.self) { A() }
-        c.register(S.self, lifetime: .singleton) { r in
-            singletonRuns.increment()
-            _ = try r.resolve(A.self)
-            return S()
-        }
+        c.register(S.self, lifetime: .singleton, needing: A.self, counting: singletonRuns) { S() }
         for _ in 0..<2 {
-            let fromRecord = StartedThread { () -> [String] in
-                do {
-                    _ = try c.resolve(A.self)
-                    return ["no error"]
-                } catch let error as ResolutionError { return error.pathDescriptions + [error.kind.caseName] }
-            }.result(timeout: 10)
-            #expect(try fromRecord?.get() == ["A", "S", "A", "circularDependency"])
-            let fromSingleton = StartedThread { () -> [String] in
-                do {
-                    _ = try c.resolve(S.self)
-                    return ["no error"]
-                } catch let error as ResolutionError { return error.pathDescriptions + [error.kind.caseName] }
-            }.result(timeout: 10)
-            #expect(try fromSingleton?.get() == ["S", "A", "S", "circularDependency"])
+            let fromRecord = Self.resolveOnAThread(A.self, in: c).result(timeout: 10)
+            #expect(try fromRecord?.get() == ["A", "S", "A", "circularDependency", "A"])
+            let fromSingleton = Self.resolveOnAThread(S.self, in: c).result(timeout: 10)
+            #expect(try fromSingleton?.get() == ["S", "A", "S", "circularDependency", "S"])
         }
         // Nothing was cached: fixed, the singleton builds once.
         c.register(A.self, lifetime: .unique) { _ in A() }
@@ -229,28 +211,48 @@ import Testing
         #expect(e?.pathDescriptions == ["Widget", "Widget"])
     }
 
+    /// Registers `T` as `unique` with a factory that signals `started`, waits for `proceed`
+    /// (at most 5 s), asks for `next` and returns `make()`; then resolves `T` on a thread of its
+    /// own. The thread's value: the error's path, kind and key, or ["no error"].
+    private static func firstBuildOnAThread<T: Sendable, Next>(
+        of type: T.Type, in c: Container, askingFor next: Next.Type, started: DispatchSemaphore,
+        proceed: DispatchSemaphore, _ make: @escaping @Sendable () -> T
+    ) -> StartedThread<[String]> {
+        c.register(type, lifetime: .unique) { r in
+            started.signal()
+            _ = proceed.wait(timeout: .now() + 5)
+            _ = try r.resolve(next)
+            return make()
+        }
+        return resolveOnAThread(type, in: c)
+    }
+
+    /// Resolves `T` from `c` on a thread of its own. The thread's value: the error's path, kind
+    /// and key, or ["no error"].
+    private static func resolveOnAThread<T>(_ type: T.Type, in c: Container) -> StartedThread<[String]> {
+        StartedThread { () -> [String] in
+            do {
+                _ = try c.resolve(type)
+                return ["no error"]
+            } catch let error as ResolutionError {
+                return error.pathDescriptions + [error.kind.caseName, error.key.typeName]
+            }
+        }
+    }
+
     /// The same, from another thread: the record becomes an entry (description) while its
     /// first build waits; then the factory asks for its own key.
     @Test func aRecordMaterializedByAnotherThreadDuringItsFirstBuildStillDetectsItsCycle() throws {
         let c = Container(name: "c")
         let started = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
-        c.register(Widget.self, lifetime: .unique) { r in
-            started.signal()
-            _ = proceed.wait(timeout: .now() + 5)
-            _ = try r.resolve(Widget.self)
-            return Widget()
-        }
-        let pending = StartedThread { () -> [String] in
-            do {
-                _ = try c.resolve(Widget.self)
-                return ["no error"]
-            } catch let error as ResolutionError { return error.pathDescriptions + [error.kind.caseName] }
-        }
+        let pending = Self.firstBuildOnAThread(
+            of: Widget.self, in: c, askingFor: Widget.self, started: started, proceed: proceed
+        ) { Widget() }
         #expect(started.wait(timeout: .now() + 5) == .success)
         #expect(c.description.contains("Widget"))
         proceed.signal()
-        #expect(try pending.value(timeout: 10) == ["Widget", "Widget", "circularDependency"])
+        #expect(try pending.value(timeout: 10) == ["Widget", "Widget", "circularDependency", "Widget"])
     }
 
     /// B (graph) takes A in its initializer; A (unique) gets B by property, through a block
@@ -542,20 +544,8 @@ import Testing
         let started = DispatchSemaphore(value: 0)
         let proceed = DispatchSemaphore(value: 0)
         c.register(Leaf.self, lifetime: .unique) { _ in Leaf() }
-        c.register(Top.self, lifetime: .unique) { r in
-            started.signal()
-            _ = proceed.wait(timeout: .now() + 5)
-            _ = try r.resolve(Leaf.self)
-            return Top()
-        }
-        let pending = StartedThread { () -> [String] in
-            do {
-                _ = try c.resolve(Top.self)
-                return ["no error"]
-            } catch let error as ResolutionError {
-                return error.pathDescriptions + [error.kind.caseName, error.key.typeName]
-            }
-        }
+        let pending = Self.firstBuildOnAThread(
+            of: Top.self, in: c, askingFor: Leaf.self, started: started, proceed: proceed, Top.init)
         #expect(started.wait(timeout: .now() + 5) == .success)
         c.removeAll()
         proceed.signal()
@@ -798,11 +788,7 @@ import Testing
         let c = Container(name: "c")
         let midRuns = Counter()
         c.register(Top.self, lifetime: .graph, needing: Mid.self) { Top() }
-        c.register(Mid.self, lifetime: .singleton) { r in
-            midRuns.increment()
-            _ = try r.resolve(Leaf.self, tag: "l")
-            return Mid()
-        }
+        c.register(Mid.self, lifetime: .singleton, needing: Leaf.self, tagged: "l", counting: midRuns) { Mid() }
         c.register(Leaf.self, tag: "l", lifetime: .unique) { _ in throw Boom("leaf") }
         for _ in 0..<2 {
             let e = resolutionError { _ = try c.resolve(Top.self) }

@@ -119,15 +119,9 @@ import Testing
         let appRuns = Counter()
         let checkoutRuns = Counter()
         let gatewayAttempts = Counter()
-        container.register(App.self, lifetime: lifetime) { r in
-            appRuns.increment()
-            _ = try r.resolve(Checkout.self)
-            return App()
-        }
-        container.register(Checkout.self, lifetime: lifetime) { r in
-            checkoutRuns.increment()
-            _ = try r.resolve(Gateway.self)
-            return Checkout()
+        container.register(App.self, lifetime: lifetime, needing: Checkout.self, counting: appRuns) { App() }
+        container.register(Checkout.self, lifetime: lifetime, needing: Gateway.self, counting: checkoutRuns) {
+            Checkout()
         }
         container.register(Gateway.self) { _ in
             if gatewayAttempts.increment() == 1 { throw Boom("first attempt") }
@@ -181,9 +175,7 @@ import Testing
     // MARK: Suggestions
 
     @Test func theSameKeyInAnUnlinkedSiblingIsSuggested() throws {
-        let root = Container(name: "root")
-        let checkout = root.makeChild(name: "checkout")
-        let payments = root.makeChild(name: "payments")
+        let (_, checkout, payments) = Container.rootWithTwoChildren("checkout", "payments")
         payments.register(Gateway.self) { _ in Gateway() }
         let error = try #require(throws: ResolutionError.self) { _ = try checkout.resolve(Gateway.self) }
         #expect(error.kind.caseName == "notRegistered")
@@ -364,9 +356,7 @@ extension ErrorTests {
 
         /// An unlinked sibling registering the type under another tag is suggested, saying the tag differs.
         @Test func anUnlinkedSiblingWithAnotherTagIsSuggestedAsDifferingToo() throws {
-            let root = Container(name: "root")
-            let cart = root.makeChild(name: "cart")
-            let metrics = root.makeChild(name: "metrics")
+            let (_, cart, metrics) = Container.rootWithTwoChildren("cart", "metrics")
             metrics.register(Dep.self, tag: "x") { _ in Dep() }
             let e = try #require(throws: ResolutionError.self) { _ = try cart.resolve(Dep.self) }
             #expect(e.suggestions.contains { $0.contains("'metrics'") && $0.contains("differ") })

@@ -16,20 +16,16 @@ import Testing
         init(origin: String) { self.origin = origin }
     }
 
+    /// A service built from a `Dependency`: a consumer, or the graph intermediate between a
+    /// singleton (`Holder`) and a dependency.
     final class Consumer: Sendable {
         let dependency: Dependency
         init(dependency: Dependency) { self.dependency = dependency }
     }
 
-    /// A graph-lifetime intermediate between a singleton and a dependency.
-    final class Middle: Sendable {
-        let dependency: Dependency
-        init(dependency: Dependency) { self.dependency = dependency }
-    }
-
     final class Holder: Sendable {
-        let middle: Middle
-        init(middle: Middle) { self.middle = middle }
+        let consumer: Consumer
+        init(consumer: Consumer) { self.consumer = consumer }
     }
 
     struct Pair {
@@ -138,30 +134,30 @@ import Testing
 
     /// What a request from a child and a singleton's factory both take.
     struct Front {
-        let middle: Middle
+        let consumer: Consumer
         let holder: Holder
     }
 
     @Test(arguments: [Lifetime.singleton, .weakSingleton, .eagerSingleton])
     func aSingletonNeverGetsAGraphInstanceTheResolveBuiltFromAChild(lifetime: Lifetime) throws {
-        // The child's request builds Middle first, from the child's view; the singleton's
+        // The child's request builds Consumer first, from the child's view; the singleton's
         // factory, asking from its owner, must not get that one.
         let (front, root) = try resolveFrontFromAChild(holderLifetime: lifetime, holderFirst: false)
-        #expect(front.middle.dependency.origin == "child")
-        #expect(front.holder.middle.dependency.origin == "root")
+        #expect(front.consumer.dependency.origin == "child")
+        #expect(front.holder.consumer.dependency.origin == "root")
         #expect(try root.resolve(Holder.self) === front.holder)
     }
 
     @Test func aChildsRequestNeverGetsAGraphInstanceASingletonBuiltFromItsOwner() throws {
-        // The mirror order: the singleton builds Middle from the owner first; the child's own
-        // request for Middle then builds one from the child's view.
+        // The mirror order: the singleton builds Consumer from the owner first; the child's own
+        // request for Consumer then builds one from the child's view.
         let front = try resolveFrontFromAChild(holderLifetime: .singleton, holderFirst: true).front
-        #expect(front.holder.middle.dependency.origin == "root")
-        #expect(front.middle.dependency.origin == "child")
+        #expect(front.holder.consumer.dependency.origin == "root")
+        #expect(front.consumer.dependency.origin == "child")
     }
 
-    /// A root with a child that both register `Dependency`; `Middle` (graph) and `Holder`
-    /// (owner-rooted, holding a `Middle`) in the root; `Front` resolved from the child, asking
+    /// A root with a child that both register `Dependency`; `Consumer` (graph) and `Holder`
+    /// (owner-rooted, holding a `Consumer`) in the root; `Front` resolved from the child, asking
     /// for its two parts in the order given.
     private func resolveFrontFromAChild(holderLifetime: Lifetime, holderFirst: Bool) throws -> (
         front: Front, root: Container
@@ -170,15 +166,15 @@ import Testing
         let child = root.makeChild(name: "child")
         registerDependency(in: root)
         registerDependency(in: child)
-        root.register(Middle.self) { r in Middle(dependency: try r.resolve()) }
-        root.register(Holder.self, lifetime: holderLifetime) { r in Holder(middle: try r.resolve()) }
+        root.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }
+        root.register(Holder.self, lifetime: holderLifetime) { r in Holder(consumer: try r.resolve()) }
         root.register(Front.self) { r in
             if holderFirst {
                 let holder: Holder = try r.resolve()
-                return Front(middle: try r.resolve(), holder: holder)
+                return Front(consumer: try r.resolve(), holder: holder)
             }
-            let middle: Middle = try r.resolve()
-            return Front(middle: middle, holder: try r.resolve())
+            let consumer: Consumer = try r.resolve()
+            return Front(consumer: consumer, holder: try r.resolve())
         }
         return (try child.resolve(Front.self), root)
     }
@@ -211,9 +207,7 @@ import Testing
     }
 
     @Test func aSingletonIsTheSameObjectWhicheverChildResolvesIt() throws {
-        let root = Container(name: "root")
-        let left = root.makeChild(name: "left")
-        let right = root.makeChild(name: "right")
+        let (root, left, right) = Container.rootWithTwoChildren("left", "right")
         let runs = Counter()
         root.register(Service.self, lifetime: .singleton) { _ in Service(run: runs.increment()) }
         let fromLeft = try left.resolve(Service.self)
@@ -239,11 +233,11 @@ import Testing
         let child = root.makeChild(name: "child")
         registerDependency(in: root)
         registerDependency(in: child)
-        root.register(Middle.self) { r in Middle(dependency: try r.resolve()) }
-        root.register(Holder.self, lifetime: .singleton) { r in Holder(middle: try r.resolve()) }
-        #expect(try child.resolve(Holder.self).middle.dependency.origin == "root")
+        root.register(Consumer.self) { r in Consumer(dependency: try r.resolve()) }
+        root.register(Holder.self, lifetime: .singleton) { r in Holder(consumer: try r.resolve()) }
+        #expect(try child.resolve(Holder.self).consumer.dependency.origin == "root")
         // The same graph registration resolved directly from the child does see the child's.
-        #expect(try child.resolve(Middle.self).dependency.origin == "child")
+        #expect(try child.resolve(Consumer.self).dependency.origin == "child")
     }
 
     @Test func aSingletonNeverSeesADependencyRegisteredOnlyInAChild() throws {
@@ -352,9 +346,7 @@ import Testing
     }
 
     @Test func perContainerGivesOneInstancePerStartingContainer() throws {
-        let root = Container(name: "root")
-        let left = root.makeChild(name: "left")
-        let right = root.makeChild(name: "right")
+        let (root, left, right) = Container.rootWithTwoChildren("left", "right")
         let runs = Counter()
         root.register(Service.self, lifetime: .perContainer) { _ in Service(run: runs.increment()) }
         let fromLeft = try left.resolve(Service.self)
@@ -427,7 +419,7 @@ import Testing
         }
         app.register(Holder.self, lifetime: .perContainer) { r in
             _ = try r.resolve(Holder.self)
-            return Holder(middle: Middle(dependency: Dependency(origin: "app")))
+            return Holder(consumer: Consumer(dependency: Dependency(origin: "app")))
         }
         for number in 0..<4 { _ = try app.makeChild(name: "warm-\(number)").resolve(Service.self) }
         let request = app.makeChild(name: "request")
@@ -540,9 +532,7 @@ import Testing
     /// first, each container's in registration order; those of its ancestors and siblings wait
     /// for a bootstrap that covers them, which builds nothing twice.
     @Test func bootstrapCoversDescendantsButNotAncestors() throws {
-        let root = Container(name: "root")
-        let left = root.makeChild(name: "left")
-        let right = root.makeChild(name: "right")
+        let (root, left, right) = Container.rootWithTwoChildren("left", "right")
         // Made after `right`: depth first visits it before `right` all the same.
         let leftChild = left.makeChild(name: "leftChild")
         let built = EventLog()

@@ -7,18 +7,8 @@ import Testing
 /// factory returned, its own `onResolved` blocks ran, everything it was built from is
 /// published), not when the whole top-level resolve ends. A failed resolve discards what failed
 /// and what was built from an incomplete instance that failed; complete instances stay cached.
-@Suite struct PublicationTests {
-    final class Pool: Sendable {}
-    final class Handler: Sendable {
-        let pool: Pool
-        init(pool: Pool) { self.pool = pool }
-    }
+@Suite struct PublicationTests: ServiceFixtures {
     final class Failing: Sendable {}
-    final class Config: Sendable {}
-    final class Service: Sendable {
-        let config: Config
-        init(config: Config) { self.config = config }
-    }
     final class Top: Sendable {}
     final class Left: @unchecked Sendable {
         // @unchecked: set once by the block, before the pair is published. Weak: the pair
@@ -37,20 +27,20 @@ import Testing
         let container = Container(name: "app")
         defer { container.removeAll() }  // a factory captures the container
         let runs = Counter()
-        container.register(Pool.self, lifetime: .singleton, counting: runs) { Pool() }
-        let seen = Guarded<Pool?>(nil)
+        container.register(Shared.self, lifetime: .singleton, counting: runs) { Shared() }
+        let seen = Guarded<Shared?>(nil)
         let otherThreadFinished = Guarded(false)
-        container.register(Handler.self) { r in
-            let pool = try r.resolve(Pool.self)
+        container.register(Holder.self) { r in
+            let shared = try r.resolve(Shared.self)
             let finished = runOnThreads(1, timeout: 10) { _ in
-                seen.withLock { $0 = try? container.resolve(Pool.self) }
+                seen.withLock { $0 = try? container.resolve(Shared.self) }
             }
             otherThreadFinished.withLock { $0 = finished }
-            return Handler(pool: pool)
+            return Holder(shared: shared)
         }
-        let handler = try container.resolve(Handler.self)
+        let holder = try container.resolve(Holder.self)
         #expect(otherThreadFinished.current, "the other thread waited for the resolve that waited for it")
-        #expect(seen.current === handler.pool)
+        #expect(seen.current === holder.shared)
         #expect(runs.value == 1)
     }
 
@@ -60,19 +50,19 @@ import Testing
         let container = Container(name: "app")
         let opened = Counter()
         let closed = Counter()
-        container.register(Pool.self, lifetime: .singleton, counting: opened) { Pool() }.onShutdown { _ in
+        container.register(Shared.self, lifetime: .singleton, counting: opened) { Shared() }.onShutdown { _ in
             closed.increment()
         }
         container.register(Failing.self) { _ in throw Boom("sibling") }
-        container.register(Handler.self) { r in
-            let pool = try r.resolve(Pool.self)
+        container.register(Holder.self) { r in
+            let shared = try r.resolve(Shared.self)
             _ = try r.resolve(Failing.self)
-            return Handler(pool: pool)
+            return Holder(shared: shared)
         }
-        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Handler.self) }
+        let error = try #require(throws: ResolutionError.self) { _ = try container.resolve(Holder.self) }
         #expect(error.kind.underlyingError as? Boom == Boom("sibling"))
-        _ = try container.resolve(Pool.self)
-        #expect(opened.value == 1, "the pool opened by the failed resolve was dropped")
+        _ = try container.resolve(Shared.self)
+        #expect(opened.value == 1, "the Shared opened by the failed resolve was dropped")
         try await container.shutdown()
         #expect(closed.value == 1)
         try await container.shutdown()
@@ -111,16 +101,16 @@ import Testing
         let blockRan = Guarded(false)
         container.register(Config.self, lifetime: .singleton) { _ in Config() }
             .onResolved { _, _ in blockRan.withLock { $0 = true } }
-        let serviceRegistration = container.register(Service.self, lifetime: .singleton) { r in
-            Service(config: try r.resolve())
+        let serviceRegistration = container.register(Middle.self, lifetime: .singleton) { r in
+            Middle(config: try r.resolve())
         }
-        let other = Guarded<(service: Service?, blockHadRun: Bool)?>(nil)
+        let other = Guarded<(service: Middle?, blockHadRun: Bool)?>(nil)
         let started = Guarded<StartedThread<Void>?>(nil)
         container.register(Top.self) { r in
-            _ = try r.resolve(Service.self)
+            _ = try r.resolve(Middle.self)
             started.withLock {
                 $0 = StartedThread {
-                    let service = try? container.resolve(Service.self)
+                    let service = try? container.resolve(Middle.self)
                     other.withLock { $0 = (service, blockRan.current) }
                 }
             }
@@ -134,7 +124,7 @@ import Testing
         let thread = try #require(started.current)
         #expect(thread.wait(timeout: 10))
         let (service, blockHadRun) = try #require(other.current)
-        #expect(service === (try container.resolve(Service.self)))
+        #expect(service === (try container.resolve(Middle.self)))
         #expect(blockHadRun, "the service was published before its config's block ran")
     }
 
@@ -147,16 +137,16 @@ import Testing
         defer { container.removeAll() }  // a factory captures the container
         let registration = container.register(Config.self, lifetime: .singleton) { _ in Config() }
         if configHasBlock { registration.onResolved { _, _ in } }
-        container.register(Service.self, lifetime: .singleton) { r in
+        container.register(Middle.self, lifetime: .singleton) { r in
             async let config = r.resolveAsync(Config.self)
-            return Service(config: try await config)
+            return Middle(config: try await config)
         }
-        let seenWhileRunning = Guarded<Service?>(nil)
+        let seenWhileRunning = Guarded<Middle?>(nil)
         container.register(Top.self) { r in
-            _ = try await r.resolveAsync(Service.self)
+            _ = try await r.resolveAsync(Middle.self)
             // A synchronous resolve on another thread reads a published instance, and throws
             // `.requiresAsync` for one an async resolve holds unpublished.
-            let seen = await runOnNewThread { try? container.resolve(Service.self) }
+            let seen = await runOnNewThread { try? container.resolve(Middle.self) }
             seenWhileRunning.withLock { $0 = seen }
             return Top()
         }
@@ -165,7 +155,7 @@ import Testing
             return true
         }
         guard finished != nil else { return }
-        let service = try container.resolve(Service.self)
+        let service = try container.resolve(Middle.self)
         if configHasBlock {
             #expect(seenWhileRunning.current == nil, "published while built from an incomplete config")
         } else {

@@ -159,9 +159,7 @@ extension ForwardingTests {
 
         /// perContainer through a forward: one instance per starting container, the same through both types.
         @Test func aForwardedPerContainerInstanceIsSharedByBothTypesPerStartingContainer() throws {
-            let root = Container(name: "root")
-            let a = root.makeChild(name: "a")
-            let b = root.makeChild(name: "b")
+            let (root, a, b) = Container.rootWithTwoChildren("a", "b")
             let builds = Counter()
             root.register(Impl.self, lifetime: .perContainer, counting: builds) { Impl() }.implements(
                 (any Service).self)

@@ -34,55 +34,29 @@ private final class LookupProbe: Sendable {
 
     @Test func everyLookupAnswersWithTheRegistrationTheReferenceModelPicks() throws {
         var lookups = 0
-        var failingSeeds = 0
-        for seed in Self.seeds where failingSeeds < 5 {
-            var run = LookupRun(seed: seed)
-            for step in 0..<Self.stepsPerSeed {
-                if let failure = run.step() {
-                    Issue.record(Comment(rawValue: run.report(failure, step: step)))
-                    failingSeeds += 1
-                    break
-                }
-            }
-            lookups += run.lookups
-        }
+        let reports = LookupRun.runSeeds(Array(Self.seeds), steps: Self.stepsPerSeed) { lookups += $0.lookups }
+        for report in reports { Issue.record(Comment(rawValue: report)) }
         print("LookupModelTests: \(lookups) lookups compared with the reference model over \(Self.seeds.count) seeds")
         #expect(lookups >= 10_000, "too few lookup cases generated: \(lookups)")
     }
 
     @Test func resolveAllReturnsTheModelsRegistrationsNearestFirst() throws {
         var checks = 0
-        var failingSeeds = 0
-        for seed in Self.seeds.prefix(100) where failingSeeds < 5 {
-            var run = LookupRun(seed: seed &+ 1_000_003)
-            for step in 0..<40 {
-                if let failure = run.step(checkingResolveAll: true) {
-                    Issue.record(Comment(rawValue: run.report(failure, step: step)))
-                    failingSeeds += 1
-                    break
-                }
-            }
-            checks += run.resolveAllChecks
-        }
+        let reports = LookupRun.runSeeds(
+            Self.seeds.prefix(100).map { $0 &+ 1_000_003 }, steps: 40, checkingResolveAll: true
+        ) { checks += $0.resolveAllChecks }
+        for report in reports { Issue.record(Comment(rawValue: report)) }
         #expect(checks >= 1_000, "too few resolveAll cases generated: \(checks)")
     }
 
     @Test func lookupsAndInstancesFollowTheModelWhileContainersAreFreedAndShortLivedOnesComeAndGo() throws {
         var totals = LookupRun.Tally()
-        var failingSeeds = 0
-        for seed in Self.seeds.prefix(150) where failingSeeds < 5 {
-            var run = LookupRun(seed: seed &+ 2_000_003, extended: true)
-            for step in 0..<150 {
-                if let failure = run.step() {
-                    Issue.record(Comment(rawValue: run.report(failure, step: step)))
-                    failingSeeds += 1
-                    break
-                }
-            }
-            totals.add(run.tally)
+        let reports = LookupRun.runSeeds(Self.seeds.prefix(150).map { $0 &+ 2_000_003 }, steps: 150, extended: true) {
+            totals.add($0.tally)
         }
+        for report in reports { Issue.record(Comment(rawValue: report)) }
         print("LookupModelTests (extended): \(totals)")
-        guard failingSeeds == 0 else { return }  // a failing seed stops early: its counts say nothing
+        guard reports.isEmpty else { return }  // a failing seed stops early: its counts say nothing
         #expect(totals.lookups >= 5_000, "too few lookup cases generated: \(totals.lookups)")
         #expect(totals.identityChecks >= 1_000, "too few identity checks: \(totals.identityChecks)")
         #expect(totals.perContainerChecks >= 300, "too few perContainer identity checks: \(totals.perContainerChecks)")
@@ -99,19 +73,11 @@ private final class LookupProbe: Sendable {
         let finished = await runOnThreads(2, timeout: 300) { thread in
             barrier.arriveAndWait()
             var tally = LookupRun.Tally()
-            var failingSeeds = 0
-            for seed in Self.seeds.prefix(60) where failingSeeds < 3 {
-                var run = LookupRun(seed: seed &* 2 &+ UInt64(thread) &+ 3_000_017, extended: true)
-                for step in 0..<150 {
-                    if let failure = run.step() {
-                        let report = "thread \(thread): " + run.report(failure, step: step)
-                        reports.withLock { $0.append(report) }
-                        failingSeeds += 1
-                        break
-                    }
-                }
-                tally.add(run.tally)
-            }
+            let failed = LookupRun.runSeeds(
+                Self.seeds.prefix(60).map { $0 &* 2 &+ UInt64(thread) &+ 3_000_017 }, steps: 150, extended: true,
+                stopAfter: 3
+            ) { tally.add($0.tally) }
+            reports.withLock { $0 += failed.map { "thread \(thread): " + $0 } }
             tallies.withLock { $0.add(tally) }
         }
         guard finished else { return }  // runOnThreads recorded the hang
@@ -125,10 +91,7 @@ private final class LookupProbe: Sendable {
     @Test func theModelItselfFollowsTheContractOnAHandWrittenTree() throws {
         // Guards the reference model: root <- a <- b, b links to x (a root child), x links to b.
         var model = LookupModel()
-        let root = model.addContainer(parent: nil)
-        let a = model.addContainer(parent: root)
-        let b = model.addContainer(parent: a)
-        let x = model.addContainer(parent: root)
+        let (root, a, b, x) = model.addChainAndX(xUnderRoot: true)
         model.link(b, to: x)
         model.link(x, to: b)
         model.link(b, to: b)
@@ -149,10 +112,7 @@ private final class LookupProbe: Sendable {
         // Guards the extended model: root <- a <- b; x links to a. Releasing a keeps it (b holds
         // it); releasing b then frees both, and x's link goes with a.
         var model = LookupModel()
-        let root = model.addContainer(parent: nil)
-        let a = model.addContainer(parent: root)
-        let b = model.addContainer(parent: a)
-        let x = model.addContainer(parent: nil)
+        let (root, a, b, x) = model.addChainAndX(xUnderRoot: false)
         model.link(x, to: a)
         let releasingA = model.release(a)
         #expect(releasingA.isEmpty)
@@ -178,6 +138,15 @@ private struct ModelKey: Hashable, CustomStringConvertible {
 
 /// The contract's lookup order, written as plainly as possible.
 private struct LookupModel {
+    /// Adds a hand-written tree, for the tests of the model itself: root <- a <- b, and x, a
+    /// child of root when `xUnderRoot`, else a root of its own.
+    mutating func addChainAndX(xUnderRoot: Bool) -> (root: Int, a: Int, b: Int, x: Int) {
+        let root = addContainer(parent: nil)
+        let a = addContainer(parent: root)
+        let b = addContainer(parent: a)
+        return (root, a, b, addContainer(parent: xUnderRoot ? root : nil))
+    }
+
     struct Node {
         let name: String
         let parent: Int?
@@ -416,47 +385,64 @@ private struct LookupRun {
         return nil
     }
 
-    /// One random operation; a lookup or resolveAll compares with the model.
-    mutating func step(checkingResolveAll: Bool = false) -> LookupFailure? {
-        if extended { return extendedStep() }
-        let roll = random.below(100)
-        switch roll {
-        case 0..<20:
-            return registerRandomly()
-        case 20..<28:
-            return removeRandomly()
-        case 28..<36:
-            return linkRandomly()
-        case 36..<39:
-            lastMutation = "makeChild \(model.nodes.count)"
-            return addContainer()
-        case 39..<41:
-            return dropALeaf()
-        default:
-            return checkingResolveAll ? compareResolveAll() : compareLookup()
+    /// Runs `steps` steps from each of `seeds` (a run each), until `stopAfter` seeds have
+    /// failed; calls `finished` with every run, and returns the failing seeds' reports.
+    static func runSeeds(
+        _ seeds: [UInt64], steps: Int, extended: Bool = false, checkingResolveAll: Bool = false,
+        stopAfter: Int = 5, _ finished: (LookupRun) -> Void
+    ) -> [String] {
+        var reports: [String] = []
+        for seed in seeds where reports.count < stopAfter {
+            var run = LookupRun(seed: seed, extended: extended)
+            if let report = run.firstFailure(inSteps: steps, checkingResolveAll: checkingResolveAll) {
+                reports.append(report)
+            }
+            finished(run)
         }
+        return reports
     }
 
-    /// The extended runs' mix: fewer plain lookups, and frees of every kind.
-    mutating func extendedStep() -> LookupFailure? {
-        let roll = random.below(100)
-        switch roll {
-        case 0..<16:
-            return registerRandomly()
-        case 16..<22:
-            return removeRandomly()
-        case 22..<30:
-            return linkRandomly()
-        case 30..<34:
-            lastMutation = "add c\(model.nodes.count)"
-            return addContainer()
-        case 34..<38:
-            return releaseRandomly()
-        case 38..<46:
-            return shortLivedCollaborators()
-        default:
-            return compareLookup()
+    /// Runs up to `count` steps; the report of the first that fails, if one does.
+    mutating func firstFailure(inSteps count: Int, checkingResolveAll: Bool = false) -> String? {
+        for step in 0..<count {
+            if let failure = self.step(checkingResolveAll: checkingResolveAll) { return report(failure, step: step) }
         }
+        return nil
+    }
+
+    /// A mix of operations: a roll below 100 runs the first whose `below` it is under (given
+    /// whether a plain run's comparisons check resolveAll).
+    typealias Mix = [(below: Int, operation: @Sendable (inout LookupRun, _ checkingResolveAll: Bool) -> LookupFailure?)]
+
+    /// The plain runs' mix: mostly lookups (or resolveAll), a few mutations.
+    static let plainMix: Mix = [
+        (20, { run, _ in run.registerRandomly() }), (28, { run, _ in run.removeRandomly() }),
+        (36, { run, _ in run.linkRandomly() }), (39, { run, _ in run.addContainerNoted() }),
+        (41, { run, _ in run.dropALeaf() }),
+        (100, { run, resolveAll in resolveAll ? run.compareResolveAll() : run.compareLookup() }),
+    ]
+
+    /// The extended runs' mix: fewer plain lookups, and frees of every kind.
+    static let extendedMix: Mix = [
+        (16, { run, _ in run.registerRandomly() }), (22, { run, _ in run.removeRandomly() }),
+        (30, { run, _ in run.linkRandomly() }), (34, { run, _ in run.addContainerNoted() }),
+        (38, { run, _ in run.releaseRandomly() }), (46, { run, _ in run.shortLivedCollaborators() }),
+        (100, { run, _ in run.compareLookup() }),
+    ]
+
+    /// One random operation of the run's mix; a lookup or resolveAll (plain runs only)
+    /// compares with the model.
+    mutating func step(checkingResolveAll: Bool = false) -> LookupFailure? {
+        let roll = random.below(100)
+        let mix = extended ? Self.extendedMix : Self.plainMix
+        guard let operation = mix.first(where: { roll < $0.below })?.operation else { return nil }
+        return operation(&self, checkingResolveAll)
+    }
+
+    /// `addContainer()`, noted as the last mutation (for a failure's report).
+    mutating func addContainerNoted() -> LookupFailure? {
+        lastMutation = "add c\(model.nodes.count)"
+        return addContainer()
     }
 
     mutating func registerRandomly() -> LookupFailure? {

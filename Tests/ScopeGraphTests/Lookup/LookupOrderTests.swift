@@ -106,9 +106,7 @@ import Testing
 
     @Test func eachContainerIsVisitedOnceWhenPathsMeet() throws {
         // feature and its collaborator share the parent: it is searched once, via the collaborator.
-        let root = Container(name: "root")
-        let feature = root.makeChild(name: "feature")
-        let sibling = root.makeChild(name: "sibling")
+        let (_, feature, sibling) = Container.rootWithTwoChildren("feature", "sibling")
         let shared = Container(name: "shared-lib")
         feature.collaborate(with: sibling, shared)
         sibling.collaborate(with: shared)
@@ -156,9 +154,7 @@ import Testing
     }
 
     @Test func theWalkNeverVisitsChildrenOrSiblings() throws {
-        let root = Container(name: "root")
-        let feature = root.makeChild(name: "feature")
-        let sibling = root.makeChild(name: "sibling")
+        let (root, feature, sibling) = Container.rootWithTwoChildren("feature", "sibling")
         let nested = feature.makeChild(name: "nested")
         answerWithName(sibling, nested)
         #expect(try searched(resolvingFrom: feature) == ["feature", "root"])
