@@ -31,8 +31,9 @@ extension AnyEntry {
         guard let logOwner = slot.logOwner(keepingIn: &releases), let box = Reclamation.read({ slot.publishedBox() })
         else { return }
         releases.append(box)
-        logOwner.shutdownLog.recordIfAbsent(
-            ShutdownLog.Record(
-                entry: self, sequence: slot.publishedSequence.load(ordering: .relaxed), box: box, slot: slot))
+        // Invariant: slots publish only `PublishedBox`es (`Slot.makeBox`).
+        assert(box is PublishedBox, "ScopeGraph: a slot publishes a \(type(of: box))")
+        let sequence = unsafeDowncast(box, to: PublishedBox.self).sequence
+        logOwner.shutdownLog.recordIfAbsent(ShutdownLog.Record(entry: self, sequence: sequence, slot: slot))
     }
 }

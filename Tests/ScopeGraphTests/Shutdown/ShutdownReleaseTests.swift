@@ -41,6 +41,26 @@ import Testing
         }
     }
 
+    @Test func recordsOfReleasedInstancesAreDroppedAsTheLogGrowsAndTheLiveOnesKept() async throws {
+        try await withShutdownRecorder(container: "app") { recorder, container in
+            container.registerShutdownProbe("kept", recorder: recorder)
+            let kept = try container.resolveProbe("kept")
+            // 200 weak singletons, each released before the next is built: the log drops the
+            // records of released instances as it grows (at 64, 128 and 192 records) and keeps
+            // the live ones, the first built among them.
+            container.registerShutdownProbe("weak", lifetime: .weakSingleton, recorder: recorder)
+            var released: [WeakProbe<ShutdownProbe>] = []
+            for _ in 0..<199 { released.append(WeakProbe(try container.resolveProbe("weak"))) }
+            let last = try container.resolveProbe("weak")
+            let freed = released.filter(\.isFreed).count
+            #expect(freed == released.count, "a released instance was kept alive for its hook")
+
+            try await container.shutdown()
+
+            #expect(recorder.recorded(exactly: [last, kept]), "\(recorder.labels)")
+        }
+    }
+
     @Test func anInstanceReleasedByRemoveIsFreedAndNotShutDown() async throws {
         try await withShutdownRecorder(container: "app") { recorder, container in
             let registration = container.registerShutdownProbe("removed", recorder: recorder)

@@ -2,17 +2,18 @@
 /// `onShutdown` hooks, in the order their factories returned: what `shutdown()` closes, newest
 /// first.
 ///
-/// A record holds its box weakly: an instance released before shutdown (removed, replaced,
-/// restored, or a weak singleton that died) is neither kept alive for its hook nor shut down.
+/// A record names its instance by the sequence of the build that made it, and holds no
+/// reference to it: an instance released before shutdown (removed, replaced, restored, or a
+/// weak singleton that died) is neither kept alive for its hook nor shut down.
 final class ShutdownLog: Sendable {
     /// One cached instance with hooks.
-    struct Record: @unchecked Sendable {
-        // @unchecked: `box` is a weak reference, written once; entries are Sendable.
+    struct Record: Sendable {
         let entry: AnyEntry
-        /// Process-wide order in which factories returned (dependencies first).
+        /// Process-wide order in which factories returned (dependencies first), and the
+        /// identity of the box that publishes the instance (`PublishedBox.sequence`).
         let sequence: Int
-        weak var box: AnyObject?
-        /// The slot that published `box`: the instance is still cached while it holds it.
+        /// The slot that published the instance: it is still cached while the slot's box is
+        /// the one of this record's build.
         let slot: AnySlot
     }
 
@@ -38,7 +39,7 @@ final class ShutdownLog: Sendable {
             guard !state.isClosed, !isShutDown() else { return false }
             // Released instances leave records behind: dropped as the log grows.
             if state.records.count >= 64, state.records.count.isMultiple(of: 64) {
-                state.records.removeAll { $0.box == nil }
+                state.records.removeAll { !$0.isLive }
             }
             state.records.append(record)
             publish()
@@ -51,7 +52,9 @@ final class ShutdownLog: Sendable {
     func recordIfAbsent(_ record: Record) {
         state.withLock { state in
             guard !state.isClosed else { return }
-            guard !state.records.contains(where: { $0.slot === record.slot && $0.box === record.box }) else { return }
+            guard !state.records.contains(where: { $0.slot === record.slot && $0.sequence == record.sequence }) else {
+                return
+            }
             state.records.append(record)
         }
     }
@@ -92,13 +95,17 @@ protocol ShutdownLogOwner: AnyObject, Sendable {
 }
 
 extension ShutdownLog.Record {
-    /// The box of the instance, when its slot still publishes it (the hooks read the instance
-    /// out of it: `Registration.onShutdown`).
+    /// The box of the instance, retained, when its slot still publishes it (the hooks read
+    /// the instance out of it: `Registration.onShutdown`). Call without locks held: the
+    /// caller's release of the box may be the instance's last.
     var liveBox: AnyObject? {
-        // Held strongly from here on: if the slot still publishes it, it is the cached one.
-        guard let box else { return nil }
-        let address = Int(bitPattern: Unmanaged.passUnretained(box).toOpaque())
-        guard slot.box.load(ordering: .sequentiallyConsistent) == address else { return nil }
-        return box
+        guard let box = Reclamation.read({ slot.publishedBox() }) else { return nil }
+        // Invariant: slots publish only `PublishedBox`es (`Slot.makeBox`).
+        assert(box is PublishedBox, "ScopeGraph: a slot publishes a \(type(of: box))")
+        return unsafeDowncast(box, to: PublishedBox.self).sequence == sequence ? box : nil
     }
+
+    /// Whether its slot still publishes the instance; retains nothing (so it may be asked
+    /// under a lock).
+    var isLive: Bool { Reclamation.read { slot.publishes(sequence: sequence) } }
 }

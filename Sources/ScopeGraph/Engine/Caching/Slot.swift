@@ -18,10 +18,6 @@ class AnySlot: @unchecked Sendable {
     /// Tasks waiting for the build in progress to end (`BuildCoordinator+Readers.swift`).
     /// Guarded by the coordinator's lock, as `build` is.
     @exclusivity(unchecked) var readers: [BuildCoordinator.SlotReader] = []
-    /// When the published instance's factory returned (`SlotBuildState.Built.sequence`), for
-    /// recording it for shutdown later (`AnyEntry.recordCachedInstances`). Stored before the
-    /// box is published, so a reader that loaded the box sees its sequence.
-    let publishedSequence = Atomic<Int>(0)
     /// Who governs the build: nobody, the coordinator (`build`), or one resolve building it
     /// alone without the coordinator (`UncontendedBuild.swift`).
     let claim = Atomic<Int>(0)
@@ -73,6 +69,20 @@ class AnySlot: @unchecked Sendable {
         // Removed meanwhile: `retire` sets the flag before clearing, so either it clears this
         // box or this check sees the flag (both sequentially consistent).
         if retirement.isRetired, let mine = swap(in: 0) { releases.append(mine) }
+    }
+
+    /// Whether the box published now is the one the build of `sequence` made (a box's
+    /// sequence is its identity: never reused, unlike an address). Reads without retaining, so
+    /// it may be called under a lock. Call only inside a `Reclamation` read.
+    final func publishes(sequence: Int) -> Bool {
+        let bits = box.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return false }
+        // Invariant: a published box stays alive until the read ends (`swap`), and every box is
+        // a `PublishedBox` (`makeBox`).
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef { box in
+            assert(box is PublishedBox, "ScopeGraph: a slot publishes a \(type(of: box))")
+            return unsafeDowncast(box, to: PublishedBox.self).sequence == sequence
+        }
     }
 
     /// The published box, retained. Call only inside a `Reclamation` read.
@@ -168,27 +178,46 @@ final class Slot<T>: AnySlot, @unchecked Sendable {
         return try found(object as! T)
     }
 
-    /// The box that publishes `value`. `nil` for a value type in a weak slot: it cannot be
-    /// held weakly, so it behaves as `unique` (nothing is kept).
-    func makeBox(_ value: T) -> (box: AnyObject, object: AnyObject?)? {
-        guard isWeak else { return (boxType.init(value), nil) }
+    /// The box that publishes `value`, made by the build of `sequence`. `nil` for a value
+    /// type in a weak slot: it cannot be held weakly, so it behaves as `unique` (nothing is
+    /// kept).
+    func makeBox(_ value: T, sequence: Int) -> (box: AnyObject, object: AnyObject?)? {
+        guard isWeak else { return (boxType.init(value, sequence: sequence), nil) }
         let any: Any = value
         guard type(of: any) is AnyClass else { return nil }
         let object = any as AnyObject
-        return (WeakBox(object), object)
+        return (WeakBox(object, sequence: sequence), object)
     }
+}
+
+/// What a slot publishes: an instance's box, which knows the build that made it. The
+/// build's sequence (`ResolutionContext.buildSequence`: process-wide, never reused) is the
+/// box's identity for shutdown records (`ShutdownLog.Record`), which therefore hold no
+/// reference to it.
+@usableFromInline
+class PublishedBox {
+    /// When the instance's factory returned, in process-wide order: the shutdown order,
+    /// reversed.
+    let sequence: Int
+    init(sequence: Int) { self.sequence = sequence }
 }
 
 /// The published instance of a strong lifetime; immutable.
 @usableFromInline
-final class StrongBox<T> {
+final class StrongBox<T>: PublishedBox {
     @usableFromInline let value: T
-    init(_ value: T) { self.value = value }
+    init(_ value: T, sequence: Int) {
+        self.value = value
+        super.init(sequence: sequence)
+    }
 }
 
 /// The published instance of a `weakSingleton`; the reference is the only state.
 @usableFromInline
-final class WeakBox {
+final class WeakBox: PublishedBox {
     @usableFromInline weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
+    init(_ object: AnyObject, sequence: Int) {
+        self.object = object
+        super.init(sequence: sequence)
+    }
 }

@@ -22,9 +22,8 @@ extension BuildCoordinator {
     /// that the slot's container is not shut down.
     func publish(_ built: SlotBuildState.Built, in slot: AnySlot, into releases: inout DeferredReleases) -> AnyObject? {
         slot.publish(built.box, into: &releases)
-        slot.publishedSequence.store(built.sequence, ordering: .relaxed)
         if built.entry.hasShutdownHooks, let owner = slot.logOwner(keepingIn: &releases) {
-            let record = ShutdownLog.Record(entry: built.entry, sequence: built.sequence, box: built.box, slot: slot)
+            let record = ShutdownLog.Record(entry: built.entry, sequence: built.sequence, slot: slot)
             // A closed log (shutdown began) is ruled out by the caller, under this lock.
             let recorded = owner.shutdownLog.record(record)
             assert(recorded, "ScopeGraph: an instance published into a container that is shut down")

@@ -88,19 +88,18 @@ extension ResolutionContext {
             try keepBuilt(value, of: entry, in: slot)
             return value
         }
-        guard let made = slot.makeBox(value) else {
+        let sequence = Self.buildSequence.add(1, ordering: .relaxed).newValue
+        guard let made = slot.makeBox(value, sequence: sequence) else {
             // A value type in a weak slot: kept nowhere (see `keepBuilt`).
             endUncontendedBuild(slot, failed: true)
             return value
         }
-        let sequence = Self.buildSequence.add(1, ordering: .relaxed).newValue
-        slot.publishedSequence.store(sequence, ordering: .relaxed)
         var releases = DeferredReleases()
         defer { releases.releaseAll() }
         if entry.hasShutdownHooks, let logOwner = slot.logOwner(keepingIn: &releases) {
             // Recorded and published in one critical section of the log, which a shutdown
             // closes: before, the shutdown closes this instance; after, the build fails.
-            let record = ShutdownLog.Record(entry: entry, sequence: sequence, box: made.box, slot: slot)
+            let record = ShutdownLog.Record(entry: entry, sequence: sequence, slot: slot)
             let published = logOwner.shutdownLog.record(
                 record, unless: { logOwner.shutDownName != nil },
                 publishing: { slot.publish(made.box, into: &releases) })

@@ -133,15 +133,15 @@ extension ResolutionContext {
     /// when the resolve ends. Throws when the slot's container was shut down meanwhile.
     func keepBuilt<T>(_ value: T, of entry: Entry<T>, in slot: Slot<T>) throws {
         let complete = !lastConstructedIsIncomplete
-        guard let made = slot.makeBox(value) else {
+        let sequence = Self.buildSequence.add(1, ordering: .relaxed).newValue
+        guard let made = slot.makeBox(value, sequence: sequence) else {
             // A value type in a weak slot cannot be held weakly: it behaves as `unique`, so the
             // slot is given up and the next request, in this resolve too, builds a new value.
             BuildCoordinator.shared.abandon(slot, by: self)
             return
         }
         let built = SlotBuildState.Built(
-            box: made.box, object: made.object, value: value, entry: entry,
-            sequence: Self.buildSequence.add(1, ordering: .relaxed).newValue)
+            box: made.box, object: made.object, value: value, entry: entry, sequence: sequence)
         if complete {
             try BuildCoordinator.shared.publish(slot, built, by: self)
         } else {
