@@ -77,7 +77,7 @@ final class ShutdownLog: Sendable {
     }
 
     /// Moves `records` out, leaving it empty, and sorts them in place, newest first (not
-    /// `sorted`, which copies every record, weak reference included).
+    /// `sorted`, which copies every record).
     private static func takeNewestFirst(_ records: inout [Record]) -> [Record] {
         var taken: [Record] = []
         swap(&taken, &records)
