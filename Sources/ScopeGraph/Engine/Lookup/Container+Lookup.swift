@@ -135,6 +135,14 @@ extension Container {
     }
 }
 
+extension AnyEntry {
+    /// Records a lookup this entry answered from its own container; true when one was recorded
+    /// before (the key is then worth memoizing: `Container.localAnswer`).
+    func noteLookedUp() -> Bool {
+        lookedUp.exchange(true, ordering: .relaxed)
+    }
+}
+
 /// A protected read opened by `Container.beginCachedRead`: `entry` and `slot` (unretained)
 /// stay valid until the read ends, with `end()` or `endTakingEntry()`, exactly once.
 @usableFromInline

@@ -20,8 +20,8 @@ package class AnyEntry: @unchecked Sendable {
     /// running then publishes nothing. Shared with the registration's slots.
     let retirement: Retirement
     /// Set by the first lookup this entry answered from its own container (see
-    /// `Container.lookup`): a key asked for twice is worth memoizing.
-    private let lookedUp = Atomic<Bool>(false)
+    /// `noteLookedUp`): a key asked for twice is worth memoizing.
+    let lookedUp = Atomic<Bool>(false)
     /// How many `onResolved` blocks there are, readable without the lock.
     private let blockCount = Atomic<Int>(0)
     /// Forwarded keys, blocks and `perContainer` holders, made by the first of them: most
@@ -167,12 +167,6 @@ package class AnyEntry: @unchecked Sendable {
     }
 
     // MARK: Lifecycle
-
-    /// Records a lookup this entry answered from its own container; true when one was recorded
-    /// before (the key is then worth memoizing).
-    func noteLookedUp() -> Bool {
-        lookedUp.exchange(true, ordering: .relaxed)
-    }
 
     /// How many links to holders the registration keeps, live or not (for tests).
     var perContainerHolderLinks: Int { lazyExtras.load()?.withLock { $0.perContainerHolders.count } ?? 0 }

@@ -1,6 +1,11 @@
 /// The requests a resolve serves: a key from a container, the same with `nil` for nothing
 /// registered, and every registration of a type.
 extension ResolutionContext {
+    /// Records where a top-level request started.
+    func noteTopLevelStart(_ start: Container) {
+        if topLevelStart == nil { topLevelStart = .passUnretained(start) }
+    }
+
     /// Runs `body` in the resolve in progress on this thread, or as a new top-level resolve:
     /// pending `onResolved` blocks run and cached instances are published before it returns;
     /// on failure nothing it built is cached.

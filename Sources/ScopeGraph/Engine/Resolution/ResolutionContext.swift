@@ -142,11 +142,6 @@ final class ResolutionContext: @unchecked Sendable {
     /// The current thread's resolve, if one is running.
     static var current: ResolutionContext? { ThreadState.current.resolveInProgress() }
 
-    /// Records where a top-level request started.
-    func noteTopLevelStart(_ start: Container) {
-        if topLevelStart == nil { topLevelStart = .passUnretained(start) }
-    }
-
     /// The path of the key being built, from the top-level request down: the stack's keys,
     /// after the path of the instance whose block is running, if one is.
     var pathKeys: [Key] { inheritedPath.isEmpty ? ownPathKeys : inheritedPath + ownPathKeys }
