@@ -78,14 +78,15 @@ extension Container: ShutdownLogOwner {
     }
 
     /// Marks this container shut down (and so its descendants, see `isShutDown`) and closes
-    /// its log (its records come back, to close once the descendants are), under the
-    /// coordinator's lock: a resolve publishes either before (its instances are then recorded)
-    /// or after (it fails). Then makes every container whose lookups may reach these forget them.
+    /// its log (its records come back, to close once the descendants are), under the log's
+    /// lock, which every publication of an instance with hooks here takes too: it comes
+    /// either before (the instance is recorded, and closed by this shutdown) or after (the
+    /// resolve fails). A descendant's publication that read no flag yet is recorded in the
+    /// descendant's log, which the descendant's shutdown, begun by this one, closes. No lock
+    /// shared by all containers is taken. Then makes every container whose lookups may reach
+    /// these forget them.
     func beginShutdown() -> [ShutdownLog.Record] {
-        let records = BuildCoordinator.shared.withLock { _ in
-            shutDownFlag.store(true, ordering: .sequentiallyConsistent)
-            return shutdownLog.close()
-        }
+        let records = shutdownLog.close { shutDownFlag.store(true, ordering: .sequentiallyConsistent) }
         invalidateLookups()
         return records
     }

@@ -46,6 +46,23 @@ import Testing
         #expect(LockChecks.coordinatorLocksTakenByThisThread == before)
     }
 
+    @Test func beginningARequestScopesShutdownTakesNoCoordinatorLock() throws {
+        let root = Container(name: "root")
+        let closed = Counter()
+        root.register(Config.self, lifetime: .perContainer) { _ in Config("request") }
+            .onShutdown { _ in _ = closed.increment() }
+        let request = root.makeChild(name: "request")
+        _ = try request.resolve(Config.self)
+        let before = LockChecks.coordinatorLocksTakenByThisThread
+        // What `shutdown()` and `withScope` do under a lock before the hooks run: mark the
+        // container and close its log, in the log's critical section.
+        let records = request.beginShutdown()
+        #expect(LockChecks.coordinatorLocksTakenByThisThread == before)
+        #expect(records.count == 1, "the request's instance was not recorded for its hook")
+        #expect(request.isShutDown)
+        #expect(closed.value == 0)
+    }
+
     /// A `Slow` singleton whose first build, once it runs, waits until `asks` is signalled
     /// (whoever asks meanwhile signals it) and then until that request has made the build the
     /// coordinator's, which `promoted` records.

@@ -20,7 +20,7 @@ final class ShutdownLog: Sendable {
     private struct State {
         var records: [Record] = []
         /// Set when the owner's shutdown begins: nothing more is recorded, and a resolve that
-        /// would publish here fails instead (`BuildCoordinator.publish`).
+        /// would publish an instance with hooks here fails instead (`record`'s callers).
         var isClosed = false
     }
 
@@ -62,9 +62,12 @@ final class ShutdownLog: Sendable {
     /// Whether the log is closed (the owner's shutdown has begun).
     var isClosed: Bool { state.withLock { $0.isClosed } }
 
-    /// Closes the log and returns what it recorded, newest first.
-    func close() -> [Record] {
+    /// Closes the log and returns what it recorded, newest first; `marking` runs first, in the
+    /// same critical section (the owner's shutdown sets its flag there, so that `record`'s
+    /// `isShutDown` check and this close are one step for a publication).
+    func close(marking: () -> Void = {}) -> [Record] {
         state.withLock { state in
+            marking()
             state.isClosed = true
             return Self.takeNewestFirst(&state.records)
         }

@@ -87,9 +87,18 @@ extension BuildCoordinator {
             wakeAll()
             return .failed(error)
         }
-        for member in context.group.members { publish(member, into: &releases) }
+        var refused: ResolutionError?
+        for member in context.group.members {
+            if let error = publish(member, into: &releases) { refused = refused ?? error }
+        }
         context.group.published = true
         wakeAll()
+        // A shutdown that began meanwhile refused an instance: the group fails (what the
+        // others built is published, complete, and stays: see "Publication").
+        if let refused {
+            context.group.error = refused
+            return .failed(refused)
+        }
         return .done
     }
 

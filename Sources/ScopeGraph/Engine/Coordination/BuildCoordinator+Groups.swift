@@ -2,8 +2,11 @@
 /// method here is called with the coordinator's lock held.
 extension BuildCoordinator {
     /// Publishes what `member` built and lets go of its slots; what no slot keeps any more
-    /// goes to `releases`.
-    func publish(_ member: ResolutionContext, into releases: inout DeferredReleases) {
+    /// goes to `releases`. Returns the error for an instance whose container's shutdown
+    /// began since `shutDownTarget` looked (its log refused it: nothing published in that
+    /// slot), if there is one.
+    func publish(_ member: ResolutionContext, into releases: inout DeferredReleases) -> ResolutionError? {
+        var refused: ResolutionError?
         while let slot = member.ownedSlots.popLast() {
             releases.append(slot)
             guard slot.build.builder === member else { continue }
@@ -12,47 +15,75 @@ extension BuildCoordinator {
             swap(&state, &slot.build)
             // The instance a weak slot publishes, which only its readers would hold.
             var weakInstance: AnyObject?
-            if case .built(_, let built) = consume state { weakInstance = publish(built, in: slot, into: &releases) }
+            if case .built(_, let built) = consume state {
+                if let published = publish(built, in: slot, into: &releases) {
+                    weakInstance = published.object
+                } else {
+                    built.discard(into: &releases)
+                    let name = slot.logOwner(keepingIn: &releases)?.shutDownName ?? ""
+                    refused = refused ?? shutDownError(of: member, building: built, in: name)
+                }
+            }
             wakeReaders(of: slot, published: weakInstance)
         }
+        return refused
     }
 
-    /// Publishes `built` in `slot` and records it for shutdown; returns a weak slot's instance
-    /// (which only its readers would hold; released after unlocking). The caller has checked
-    /// that the slot's container is not shut down.
-    func publish(_ built: SlotBuildState.Built, in slot: AnySlot, into releases: inout DeferredReleases) -> AnyObject? {
-        slot.publish(built.box, into: &releases)
+    /// What `publish(_:in:into:)` published: a weak slot's instance, which only its readers
+    /// would hold (released after unlocking), or `nil` for a strong slot.
+    struct Published {
+        let object: AnyObject?
+    }
+
+    /// Publishes `built` in `slot` and records it for shutdown; `nil`, publishing nothing,
+    /// when the slot's container's shutdown has begun and the instance has hooks (decided
+    /// under the container's shutdown log's lock, which the shutdown takes to begin: the
+    /// instance is either recorded, and closed by that shutdown, or not published). An
+    /// instance without hooks is published whatever the shutdown does meanwhile (it has
+    /// nothing to close); the callers check the container first, as an uncontended build does.
+    func publish(_ built: SlotBuildState.Built, in slot: AnySlot, into releases: inout DeferredReleases)
+        -> Published?
+    {
         if built.entry.hasShutdownHooks, let owner = slot.logOwner(keepingIn: &releases) {
             let record = ShutdownLog.Record(entry: built.entry, sequence: built.sequence, slot: slot)
-            // A closed log (shutdown began) is ruled out by the caller, under this lock.
-            let recorded = owner.shutdownLog.record(record)
-            assert(recorded, "ScopeGraph: an instance published into a container that is shut down")
+            let recorded = owner.shutdownLog.record(
+                record, unless: { owner.shutDownName != nil }, publishing: { slot.publish(built.box, into: &releases) })
+            guard recorded else { return nil }
+        } else {
+            slot.publish(built.box, into: &releases)
         }
         // Removed or replaced meanwhile, this may be the registration's last reference (its
         // deinit releases the factory's captures, which may resolve).
         releases.append(built.entry)
         // A weak slot's box does not keep the instance: it is released after unlocking.
-        guard let object = built.object else { return nil }
+        guard let object = built.object else { return Published(object: nil) }
         releases.append(object)
-        return object
+        return Published(object: object)
     }
 
     /// The error when a member of `context`'s group built an instance for a container whose
-    /// shutdown has begun (checked under this lock, which `Container.shutdown()` takes to mark
-    /// containers shut down: a publication comes either before, and is closed by the
-    /// shutdown, or after, and fails).
+    /// shutdown has begun. Checked before the group publishes anything; a shutdown that
+    /// begins after this look still refuses the instances with hooks it would have to close
+    /// (`publish(_:in:into:)`, under the container's shutdown log's lock).
     func shutDownTarget(of context: ResolutionContext, into releases: inout DeferredReleases) -> ResolutionError? {
         for member in context.group.members {
             for slot in member.ownedSlots where slot.build.builder === member {
                 guard let name = slot.logOwner(keepingIn: &releases)?.shutDownName, let built = slot.build.built
                 else { continue }
-                return ResolutionError(
-                    kind: .containerShutDown, key: built.entry.key.serviceKey,
-                    path: member.pathKeys.map(\.serviceKey) + [built.entry.key.serviceKey],
-                    suggestions: [Container.shutDownRemedy(name)])
+                return shutDownError(of: member, building: built, in: name)
             }
         }
         return nil
+    }
+
+    /// `.containerShutDown` for `member`'s build of `built`, in the container named `name`.
+    private func shutDownError(of member: ResolutionContext, building built: SlotBuildState.Built, in name: String)
+        -> ResolutionError
+    {
+        ResolutionError(
+            kind: .containerShutDown, key: built.entry.key.serviceKey,
+            path: member.pathKeys.map(\.serviceKey) + [built.entry.key.serviceKey],
+            suggestions: [Container.shutDownRemedy(name)])
     }
 
     /// Gives up the slots `context` was building; the instances they held go to `releases`.

@@ -166,14 +166,20 @@ final class BuildCoordinator: @unchecked Sendable {
 
     /// Publishes the complete instance `context` built for `slot`, which it owns, at once.
     /// Throws `.containerShutDown`, publishing nothing, when the shutdown of the slot's
-    /// container has begun (checked under this lock, as `Container.shutdown()` marks under it).
+    /// container has begun: for an instance with `onShutdown` hooks, decided under its
+    /// container's shutdown log's lock, which the shutdown takes to begin (`publish(_:in:into:)`).
     func publish(_ slot: AnySlot, _ built: SlotBuildState.Built, by context: ResolutionContext) throws {
         try withLock { releases in
             assert(slot.build.builder === context, "ScopeGraph: a slot published by a resolve that did not own it")
+            // The slot stays this resolve's when it fails: its failure (or, if a factory
+            // handles the error, its finish) releases it, leaving the error for its waiters.
             if let name = slot.logOwner(keepingIn: &releases)?.shutDownName {
-                // The slot stays this resolve's: its failure (or, if a factory handles the
-                // error, its finish) releases it, leaving the error for its waiters.
                 built.discard(into: &releases)
+                throw context.publicationShutDownError(built.entry, container: name)
+            }
+            guard let weakInstance = publish(built, in: slot, into: &releases) else {
+                built.discard(into: &releases)
+                let name = slot.logOwner(keepingIn: &releases)?.shutDownName ?? ""
                 throw context.publicationShutDownError(built.entry, container: name)
             }
             if let index = context.ownedSlots.lastIndex(where: { $0 === slot }) {
@@ -186,8 +192,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 slot.build = .delivered(context, built)
                 context.deliveredSlots.append(slot)
             }
-            let weakInstance = publish(built, in: slot, into: &releases)
-            wakeReaders(of: slot, published: weakInstance)
+            wakeReaders(of: slot, published: weakInstance.object)
             wakeAll()
         }
     }
