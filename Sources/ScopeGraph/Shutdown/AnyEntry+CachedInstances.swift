@@ -31,9 +31,7 @@ extension AnyEntry {
         guard let logOwner = slot.logOwner(keepingIn: &releases), let box = Reclamation.read({ slot.publishedBox() })
         else { return }
         releases.append(box)
-        // Invariant: slots publish only `PublishedBox`es (`Slot.makeBox`).
-        assert(box is PublishedBox, "ScopeGraph: a slot publishes a \(type(of: box))")
-        let sequence = unsafeDowncast(box, to: PublishedBox.self).sequence
-        logOwner.shutdownLog.recordIfAbsent(ShutdownLog.Record(entry: self, sequence: sequence, slot: slot))
+        logOwner.shutdownLog.recordIfAbsent(
+            ShutdownLog.Record(entry: self, sequence: PublishedBox.sequence(of: box), slot: slot))
     }
 }

@@ -103,9 +103,7 @@ extension ShutdownLog.Record {
     /// caller's release of the box may be the instance's last.
     var liveBox: AnyObject? {
         guard let box = Reclamation.read({ slot.publishedBox() }) else { return nil }
-        // Invariant: slots publish only `PublishedBox`es (`Slot.makeBox`).
-        assert(box is PublishedBox, "ScopeGraph: a slot publishes a \(type(of: box))")
-        return unsafeDowncast(box, to: PublishedBox.self).sequence == sequence ? box : nil
+        return PublishedBox.sequence(of: box) == sequence ? box : nil
     }
 
     /// Whether its slot still publishes the instance; retains nothing (so it may be asked

@@ -77,11 +77,9 @@ class AnySlot: @unchecked Sendable {
     final func publishes(sequence: Int) -> Bool {
         let bits = box.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return false }
-        // Invariant: a published box stays alive until the read ends (`swap`), and every box is
-        // a `PublishedBox` (`makeBox`).
-        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef { box in
-            assert(box is PublishedBox, "ScopeGraph: a slot publishes a \(type(of: box))")
-            return unsafeDowncast(box, to: PublishedBox.self).sequence == sequence
+        // Invariant: a published box stays alive until the read ends (`swap`).
+        return Unmanaged<AnyObject>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef {
+            PublishedBox.sequence(of: $0) == sequence
         }
     }
 
@@ -200,6 +198,13 @@ class PublishedBox {
     /// reversed.
     let sequence: Int
     init(sequence: Int) { self.sequence = sequence }
+
+    /// The sequence of `box`, a box a slot published.
+    static func sequence(of box: AnyObject) -> Int {
+        // Invariant: slots publish only `PublishedBox`es (`Slot.makeBox`).
+        assert(box is PublishedBox, "ScopeGraph: a slot publishes a \(type(of: box))")
+        return unsafeDowncast(box, to: PublishedBox.self).sequence
+    }
 }
 
 /// The published instance of a strong lifetime; immutable.

@@ -89,8 +89,7 @@ extension BuildCoordinator {
                         decision = decideFinishRetiring(context, into: &releases)
                         if decision == nil {
                             suspended[current.id] = SuspendedWait(context: context, continuation: continuation)
-                            record = WaitRecords.begin(
-                                "\(WaitRecords.waiter(context)) waits for the other resolves of its group to finish")
+                            record = WaitRecords.beginWaitForGroup(of: context)
                         }
                         return decision == nil
                     }

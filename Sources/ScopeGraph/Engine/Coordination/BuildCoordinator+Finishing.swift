@@ -32,8 +32,7 @@ extension BuildCoordinator {
                         if context.group.error == nil { context.group.error = error }
                         continue
                     }
-                    let record = WaitRecords.begin(
-                        "\(WaitRecords.waiter(context)) waits for the other resolves of its group to finish")
+                    let record = WaitRecords.beginWaitForGroup(of: context)
                     waitForChange()
                     WaitRecords.end(record)
                 }

@@ -16,12 +16,11 @@ extension BuildCoordinator {
             // The instance a weak slot publishes, which only its readers would hold.
             var weakInstance: AnyObject?
             if case .built(_, let built) = consume state {
-                if let published = publish(built, in: slot, into: &releases) {
-                    weakInstance = published.object
-                } else {
-                    built.discard(into: &releases)
-                    let name = slot.logOwner(keepingIn: &releases)?.shutDownName ?? ""
-                    refused = refused ?? shutDownError(of: member, building: built, in: name)
+                switch publish(built, in: slot, into: &releases) {
+                case .published(let object):
+                    weakInstance = object
+                case .refused(let container):
+                    refused = refused ?? member.publicationShutDownError(built.entry, container: container)
                 }
             }
             wakeReaders(of: slot, published: weakInstance)
@@ -29,26 +28,33 @@ extension BuildCoordinator {
         return refused
     }
 
-    /// What `publish(_:in:into:)` published: a weak slot's instance, which only its readers
-    /// would hold (released after unlocking), or `nil` for a strong slot.
-    struct Published {
-        let object: AnyObject?
+    /// What `publish(_:in:into:)` did.
+    enum Publication {
+        /// Published; for a weak slot, its instance, which only its readers would hold
+        /// (released after unlocking), else `nil`.
+        case published(AnyObject?)
+        /// Refused, because the shutdown of this container (by name) has begun: nothing was
+        /// published, and the built instance was discarded.
+        case refused(container: String)
     }
 
-    /// Publishes `built` in `slot` and records it for shutdown; `nil`, publishing nothing,
+    /// Publishes `built` in `slot` and records it for shutdown; refuses, publishing nothing,
     /// when the slot's container's shutdown has begun and the instance has hooks (decided
     /// under the container's shutdown log's lock, which the shutdown takes to begin: the
     /// instance is either recorded, and closed by that shutdown, or not published). An
     /// instance without hooks is published whatever the shutdown does meanwhile (it has
     /// nothing to close); the callers check the container first, as an uncontended build does.
     func publish(_ built: SlotBuildState.Built, in slot: AnySlot, into releases: inout DeferredReleases)
-        -> Published?
+        -> Publication
     {
         if built.entry.hasShutdownHooks, let owner = slot.logOwner(keepingIn: &releases) {
             let record = ShutdownLog.Record(entry: built.entry, sequence: built.sequence, slot: slot)
             let recorded = owner.shutdownLog.record(
                 record, unless: { owner.shutDownName != nil }, publishing: { slot.publish(built.box, into: &releases) })
-            guard recorded else { return nil }
+            guard recorded else {
+                built.discard(into: &releases)
+                return .refused(container: owner.shutDownName ?? "")
+            }
         } else {
             slot.publish(built.box, into: &releases)
         }
@@ -56,9 +62,9 @@ extension BuildCoordinator {
         // deinit releases the factory's captures, which may resolve).
         releases.append(built.entry)
         // A weak slot's box does not keep the instance: it is released after unlocking.
-        guard let object = built.object else { return Published(object: nil) }
+        guard let object = built.object else { return .published(nil) }
         releases.append(object)
-        return Published(object: object)
+        return .published(object)
     }
 
     /// The error when a member of `context`'s group built an instance for a container whose
@@ -70,20 +76,10 @@ extension BuildCoordinator {
             for slot in member.ownedSlots where slot.build.builder === member {
                 guard let name = slot.logOwner(keepingIn: &releases)?.shutDownName, let built = slot.build.built
                 else { continue }
-                return shutDownError(of: member, building: built, in: name)
+                return member.publicationShutDownError(built.entry, container: name)
             }
         }
         return nil
-    }
-
-    /// `.containerShutDown` for `member`'s build of `built`, in the container named `name`.
-    private func shutDownError(of member: ResolutionContext, building built: SlotBuildState.Built, in name: String)
-        -> ResolutionError
-    {
-        ResolutionError(
-            kind: .containerShutDown, key: built.entry.key.serviceKey,
-            path: member.pathKeys.map(\.serviceKey) + [built.entry.key.serviceKey],
-            suggestions: [Container.shutDownRemedy(name)])
     }
 
     /// Gives up the slots `context` was building; the instances they held go to `releases`.

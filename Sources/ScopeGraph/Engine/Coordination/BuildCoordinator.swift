@@ -177,10 +177,10 @@ final class BuildCoordinator: @unchecked Sendable {
                 built.discard(into: &releases)
                 throw context.publicationShutDownError(built.entry, container: name)
             }
-            guard let weakInstance = publish(built, in: slot, into: &releases) else {
-                built.discard(into: &releases)
-                let name = slot.logOwner(keepingIn: &releases)?.shutDownName ?? ""
-                throw context.publicationShutDownError(built.entry, container: name)
+            let weakInstance: AnyObject?
+            switch publish(built, in: slot, into: &releases) {
+            case .published(let object): weakInstance = object
+            case .refused(let container): throw context.publicationShutDownError(built.entry, container: container)
             }
             if let index = context.ownedSlots.lastIndex(where: { $0 === slot }) {
                 releases.append(context.ownedSlots.remove(at: index))
@@ -192,7 +192,7 @@ final class BuildCoordinator: @unchecked Sendable {
                 slot.build = .delivered(context, built)
                 context.deliveredSlots.append(slot)
             }
-            wakeReaders(of: slot, published: weakInstance.object)
+            wakeReaders(of: slot, published: weakInstance)
             wakeAll()
         }
     }

@@ -14,9 +14,9 @@ import Darwin
 /// actor, a resolve in another task, observers, errors) takes the general path.
 ///
 /// A top-level request begins no resolve: it leaves a pending construction on its thread
-/// (below, "The pending top-level construction"), and only a request made inside the factory (through its `Resolver` or
-/// directly) turns it into a resolve (`ThreadState.materializePendingTop`), with this
-/// construction as its first frame.
+/// (below, "The pending top-level construction"), and only a request made inside the factory
+/// (through its `Resolver` or directly) turns it into a resolve
+/// (`ThreadState.materializePendingTop`), with this construction as its first frame.
 /// A factory that resolves nothing (most transient services) never needs one. A nested request
 /// joins the resolve in progress and pushes its frame, with the cycle check.
 /// Docs/Architecture.md lists what is compiled into clients.

@@ -13,10 +13,10 @@ import Darwin
 /// inside a factory joins it).
 @usableFromInline
 final class ThreadState: @unchecked Sendable {
-    // @unchecked: `announced` is atomic; `context`, `spare` and the pending construction are only touched by the thread
-    // the state belongs to. Their exclusivity is unchecked for the same reason as the
-    // context's fields: one thread, no overlapping accesses, and the dynamic checks would cost
-    // on every resolve. ThreadSanitizer checks the confinement in CI.
+    // @unchecked: `announced` is atomic; `context`, `spare` and the pending construction are
+    // only touched by the thread the state belongs to. Their exclusivity is unchecked for the
+    // same reason as the context's fields: one thread, no overlapping accesses, and the
+    // dynamic checks would cost on every resolve. ThreadSanitizer checks the confinement in CI.
     let announced = Atomic<UInt64>(0)
     /// The resolve in progress on this thread, unretained (a retain and a release per request
     /// otherwise). Invariant: whoever binds a context holds it strongly until it unbinds it

@@ -18,7 +18,7 @@ extension ResolutionContext {
             // Unretained: the context's binder holds it until it unbinds it (`ThreadState`).
             if let bound = thread.boundContext { return try bound._withUnsafeGuaranteedRef(body) }
             // A request inside the factory of a top-level fast-path construction: it joins the
-            // resolve made for that construction now (`PendingTop.swift`).
+            // resolve made for that construction now (`ThreadState.materializePendingTop`).
             if thread.pendingEntry != nil { return try body(thread.materializePendingTop()) }
             // A `container.resolve` made directly inside an async factory joins its resolve.
             if let context = taskContext, context.isRunningInCurrentTask {

@@ -50,13 +50,14 @@ package enum WaitRecords {
 
     /// Who waits: `context` by its debug identity, and where it runs.
     static func waiter(_ context: ResolutionContext) -> String {
-        #if DEBUG
-        let identity = context.liveness.current
-        #else
-        let identity: UInt64 = 0
-        #endif
         let place = context.isAsync ? "in a task" : "on thread \(UInt(bitPattern: Int(bitPattern: pthread_self())))"
-        return "resolve #\(identity) \(place)"
+        return "resolve #\(identity(of: context)) \(place)"
+    }
+
+    /// Records that `context`, finished, waits for the other resolves of its group to finish
+    /// (synchronously or suspended).
+    static func beginWaitForGroup(of context: ResolutionContext) -> UInt64 {
+        begin("\(waiter(context)) waits for the other resolves of its group to finish")
     }
 
     /// `context`'s debug identity (0 in release builds).
