@@ -18,7 +18,13 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
     public let container: Container
     /// The resolve this resolver belongs to: its requests join it while it runs on the
     /// calling thread. `nil` for a resolver made outside any resolve.
-    let context: ResolutionContext?
+    @usableFromInline let context: ResolutionContext?
+
+    @usableFromInline
+    init(container: Container, context: ResolutionContext?) {
+        self.container = container
+        self.context = context
+    }
 
     /// Resolves `type` and `tag` as part of the resolve in progress.
     /// - Parameters:

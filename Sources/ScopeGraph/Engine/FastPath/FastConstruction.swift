@@ -22,12 +22,16 @@ import Darwin
 /// Docs/Architecture.md lists what is compiled into clients.
 @usableFromInline
 struct FastConstruction {
-    /// What the factory receives: the request's starting container and the resolve (`nil` for
-    /// a top-level request: its requests join the thread's resolve, made on demand).
-    @usableFromInline let resolver: Resolver
-    /// The resolve of a nested request; `nil` for a top-level one (see `beginPendingTop`).
-    private let context: ResolutionContext?
-    private let entry: AnyEntry
+    /// The resolve of a nested request; `nil` for a top-level one (see `beginPendingTop`):
+    /// with the request's starting container, what the factory's `Resolver` holds.
+    @usableFromInline let context: ResolutionContext?
+    /// The registration, unretained (a retain and a release per request, measured: 30
+    /// instructions in A): `construct` holds it for the whole construction, which never
+    /// outlives that call. Debug builds check it with its identity (`entryIdentity`).
+    private let entry: Unmanaged<AnyEntry>
+    #if DEBUG
+    private let entryIdentity: UInt64
+    #endif
     /// The thread this construction left pending (a top-level request), unretained:
     /// the thread-local keeps the thread's state alive while the thread runs.
     private let beganOn: Unmanaged<ThreadState>?
@@ -59,12 +63,30 @@ struct FastConstruction {
             // task-local): both are the general path's.
             if ResolutionContext.taskContext != nil { return nil }
             thread._withUnsafeGuaranteedRef { $0.beginPendingTop(entry, from: start) }
-            return FastConstruction(
-                resolver: Resolver(container: start, context: nil), context: nil, entry: entry, beganOn: thread)
+            return FastConstruction(context: nil, entry: entry, beganOn: thread)
         }
         try context.enterConstruction(entry, key: nil, identity: entry.serial)
-        return FastConstruction(
-            resolver: Resolver(container: start, context: context), context: context, entry: entry, beganOn: nil)
+        return FastConstruction(context: context, entry: entry, beganOn: nil)
+    }
+
+    private init(context: ResolutionContext?, entry: AnyEntry, beganOn: Unmanaged<ThreadState>?) {
+        self.context = context
+        self.entry = .passUnretained(entry)
+        self.beganOn = beganOn
+        #if DEBUG
+        entryIdentity = entry.liveness.current
+        #endif
+    }
+
+    /// The registration, checked in debug builds to be the one `begin` was given, still alive.
+    private var checkedEntry: Unmanaged<AnyEntry> {
+        #if DEBUG
+        // Read without a retain: the object may be gone.
+        assert(
+            entry._withUnsafeGuaranteedRef { $0.liveness.current } == entryIdentity,
+            "ScopeGraph: a fast construction outlived its registration")
+        #endif
+        return entry
     }
 
     /// The factory returned: pops the frame; for a top-level request, ends the resolve its
@@ -73,12 +95,14 @@ struct FastConstruction {
     func finish() throws {
         // Not `if let`: binding the context retains it (measured: B took 5,713 instructions
         // instead of 5,5xx).
-        guard context == nil else { return context.unsafelyUnwrapped.leaveConstruction(entry) }
-        try topLevelThread._withUnsafeGuaranteedRef { thread in
-            guard let made = thread.endPendingTop(entry) else { return }
-            made.leaveConstruction(entry)
-            defer { made.unbind(from: thread) }
-            try made.endTopLevel()
+        try checkedEntry._withUnsafeGuaranteedRef { entry in
+            guard context == nil else { return context.unsafelyUnwrapped.leaveConstruction(entry) }
+            try topLevelThread._withUnsafeGuaranteedRef { thread in
+                guard let made = thread.endPendingTop(entry) else { return }
+                made.leaveConstruction(entry)
+                defer { made.unbind(from: thread) }
+                try made.endTopLevel()
+            }
         }
     }
 
@@ -87,6 +111,10 @@ struct FastConstruction {
     /// throw (see `ResolutionContext.failConstruction`).
     @usableFromInline
     func fail(_ error: any Error) -> any Error {
+        checkedEntry._withUnsafeGuaranteedRef { entry in fail(entry, error) }
+    }
+
+    private func fail(_ entry: AnyEntry, _ error: any Error) -> any Error {
         if let context { return context.failConstruction(entry.key, error) }
         return topLevelThread._withUnsafeGuaranteedRef { thread in
             if thread.pendingContext == nil { _ = thread.materializePendingTop() }
@@ -122,15 +150,18 @@ extension FastConstruction {
     static func construct<T>(
         _ entry: Entry<T>, from start: Container, via resolver: Resolver?, on thread: Unmanaged<ThreadState>
     ) throws -> T? {
-        guard let construction = try begin(entry, from: start, via: resolver, on: thread) else { return nil }
-        let value: T
-        do {
-            value = try entry.callPlain(construction.resolver)
-        } catch {
-            throw construction.fail(error)
+        // The construction holds `entry` unretained: it must live until `finish` or `fail`.
+        try withExtendedLifetime(entry) {
+            guard let construction = try begin(entry, from: start, via: resolver, on: thread) else { return nil }
+            let value: T
+            do {
+                value = try entry.callPlain(Resolver(container: start, context: construction.context))
+            } catch {
+                throw construction.fail(error)
+            }
+            try construction.finish()
+            return value
         }
-        try construction.finish()
-        return value
     }
 }
 

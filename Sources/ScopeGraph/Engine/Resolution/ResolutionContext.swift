@@ -11,6 +11,7 @@ import Synchronization
 /// inside a factory applies to what that factory resolves).
 ///
 /// Cross-thread coordination (slot ownership, waiting, groups) goes through `BuildCoordinator`.
+@usableFromInline
 final class ResolutionContext: @unchecked Sendable {
     // @unchecked: the fields in the first group are touched only by the thread running the
     // resolve (or, while it waits for its group, by the thread running the group's blocks, the
