@@ -22,7 +22,7 @@ extension Container: Resolving, ResolutionEntryPoint {
         }
         // The typed fast path: a plain `unique` registration (`FastConstruction`).
         if let entry = read.fastUnique(as: T.self) {
-            if let value = try FastConstruction.construct(entry, from: self, via: nil, on: read.thread) {
+            if let value = try FastConstruction.construct(entry, from: self, on: read.thread) {
                 return value
             }
             return try resolveInContext(type, memoized: MemoizedEntry(entry: entry))
@@ -50,7 +50,7 @@ extension Container: Resolving, ResolutionEntryPoint {
             // The typed fast path (`FastConstruction`): a plain `unique` registration cannot
             // suspend, so it runs synchronously here.
             if let entry = read.fastUnique(as: T.self) {
-                if let value = try FastConstruction.construct(entry, from: self, via: nil, on: read.thread) {
+                if let value = try FastConstruction.construct(entry, from: self, on: read.thread) {
                     return value
                 }
             } else {

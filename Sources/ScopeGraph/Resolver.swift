@@ -46,7 +46,7 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
         }
         // The typed fast path: a plain `unique` registration (`FastConstruction`).
         if let entry = read.fastUnique(as: T.self) {
-            if let value = try FastConstruction.construct(entry, from: container, via: self, on: read.thread) {
+            if let value = try FastConstruction.construct(entry, via: self, on: read.thread) {
                 return value
             }
             return try resolveJoining(type, tag: nil, memoized: MemoizedEntry(entry: entry))

@@ -35,8 +35,7 @@ import Testing
         let erased = container.withState { $0.registrations[Key(T.self, tag: nil)]?.entry }
         let entry = try #require(erased as? Entry<T>, "no plain registration of \(T.self)")
         return try #require(
-            try FastConstruction.construct(
-                entry, from: container, via: nil, on: ThreadState.currentUnmanaged))
+            try FastConstruction.construct(entry, from: container, on: ThreadState.currentUnmanaged))
     }
 
     /// The thread has no resolve and nothing pending.

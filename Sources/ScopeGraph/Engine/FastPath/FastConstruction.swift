@@ -144,24 +144,47 @@ struct FastConstruction {
 }
 
 extension FastConstruction {
-    /// Resolves `entry`'s instance on the fast path, or `nil` when the general path must
-    /// (see `begin`).
+    // The construction holds `entry` unretained: `construct` keeps it alive until `finish` or
+    // `fail` has returned.
+
+    /// Resolves `entry`'s instance for a request made on `start` (a top-level request, or one
+    /// inside a factory, which joins the thread's resolve) on the fast path, or `nil` when the
+    /// general path must (see `begin`).
     @inlinable
-    static func construct<T>(
-        _ entry: Entry<T>, from start: Container, via resolver: Resolver?, on thread: Unmanaged<ThreadState>
-    ) throws -> T? {
-        // The construction holds `entry` unretained: it must live until `finish` or `fail`.
+    static func construct<T>(_ entry: Entry<T>, from start: Container, on thread: Unmanaged<ThreadState>) throws -> T? {
         try withExtendedLifetime(entry) {
-            guard let construction = try begin(entry, from: start, via: resolver, on: thread) else { return nil }
-            let value: T
-            do {
-                value = try entry.callPlain(Resolver(container: start, context: construction.context))
-            } catch {
-                throw construction.fail(error)
-            }
-            try construction.finish()
-            return value
+            guard let construction = try begin(entry, from: start, via: nil, on: thread) else { return nil }
+            return try construction.run(entry, with: Resolver(container: start, context: construction.context))
         }
+    }
+
+    /// Resolves `entry`'s instance for a request through a factory's `resolver` on the fast
+    /// path, or `nil` when the general path must (see `begin`). The request joins the
+    /// resolver's resolve, so its factory gets the same resolver (measured: B 4,971
+    /// instructions with a new one, 4,872 with an optional one, which copies it).
+    @inlinable
+    static func construct<T>(_ entry: Entry<T>, via resolver: Resolver, on thread: Unmanaged<ThreadState>) throws
+        -> T?
+    {
+        try withExtendedLifetime(entry) {
+            guard let construction = try begin(entry, from: resolver.container, via: resolver, on: thread) else {
+                return nil
+            }
+            return try construction.run(entry, with: resolver)
+        }
+    }
+
+    /// Calls the factory with `resolver`, then finishes the construction, or fails it.
+    @inlinable
+    func run<T>(_ entry: Entry<T>, with resolver: Resolver) throws -> T {
+        let value: T
+        do {
+            value = try entry.callPlain(resolver)
+        } catch {
+            throw fail(error)
+        }
+        try finish()
+        return value
     }
 }
 
