@@ -22,9 +22,11 @@ import Darwin
 /// Docs/Architecture.md lists what is compiled into clients.
 @usableFromInline
 struct FastConstruction {
-    /// The resolve of a nested request; `nil` for a top-level one (see `beginPendingTop`):
-    /// with the request's starting container, what the factory's `Resolver` holds.
-    @usableFromInline let context: ResolutionContext?
+    /// The resolve of a nested request, unretained; `nil` for a top-level one (see
+    /// `beginPendingTop`). It is bound to the thread for the whole construction (the
+    /// construction runs inside it), and whatever bound it holds it (`withContext`, the
+    /// thread's `pendingContext`); debug builds check that it is still bound (`checkedContext`).
+    @usableFromInline let context: Unmanaged<ResolutionContext>?
     /// The registration, unretained (a retain and a release per request, measured: 30
     /// instructions in A): `construct` holds it for the whole construction, which never
     /// outlives that call. Debug builds check it with its identity (`entryIdentity`).
@@ -36,46 +38,71 @@ struct FastConstruction {
     /// the thread-local keeps the thread's state alive while the thread runs.
     private let beganOn: Unmanaged<ThreadState>?
 
-    /// Begins the construction of `entry`'s instance for a request starting at `start`: in
-    /// the resolve of `resolver` when the request comes through a factory's `Resolver` of a
-    /// resolve (which must be bound to this thread), else in the resolve in progress on this
-    /// thread, else as a top-level request left pending on the thread.
-    /// `nil` when the general path must take the request (a resolver used on another thread
-    /// or in an async factory's task). Throws `.circularDependency` when the registration is
-    /// already being built in this resolve. `thread` is the current thread's state, as the
-    /// probe found it (`CachedRead.thread`): not looked up again.
+    /// Begins the construction of `entry`'s instance for a request made on `start`: in the
+    /// resolve in progress on this thread, else as a top-level request left pending on the
+    /// thread. `nil` when the general path must take the request (in an async factory's task).
+    /// Throws `.circularDependency` when the registration is already being built in this
+    /// resolve. `thread` is the current thread's state, as the probe found it
+    /// (`CachedRead.thread`): not looked up again.
     @usableFromInline
-    static func begin(
-        _ entry: AnyEntry, from start: Container, via resolver: Resolver?, on thread: Unmanaged<ThreadState>
-    ) throws -> FastConstruction? {
+    static func begin(_ entry: AnyEntry, from start: Container, on thread: Unmanaged<ThreadState>) throws
+        -> FastConstruction?
+    {
         assert(
             thread.toOpaque() == ThreadState.currentUnmanaged.toOpaque(),
             "ScopeGraph: a fast construction begun with another thread's state")
-        let context: ResolutionContext
-        if let resolverContext = resolver?.context {
-            guard thread._withUnsafeGuaranteedRef({ $0.isBound(resolverContext) }) else { return nil }
-            context = resolverContext
-        } else if let inProgress = thread._withUnsafeGuaranteedRef({ $0.resolveInProgress() }) {
-            context = inProgress
-        } else {
-            // A `container.resolve` made directly inside an async factory joins its resolve, and
-            // a request from one of its child tasks is a branch of it (a child task inherits the
-            // task-local): both are the general path's.
-            if ResolutionContext.taskContext != nil { return nil }
-            thread._withUnsafeGuaranteedRef { $0.beginPendingTop(entry, from: start) }
-            return FastConstruction(context: nil, entry: entry, beganOn: thread)
+        if let inProgress = thread._withUnsafeGuaranteedRef({ $0.resolveInProgress() }) {
+            return try begin(entry, in: inProgress)
         }
-        try context.enterConstruction(entry, key: nil, identity: entry.serial)
-        return FastConstruction(context: context, entry: entry, beganOn: nil)
+        // A `container.resolve` made directly inside an async factory joins its resolve, and
+        // a request from one of its child tasks is a branch of it (a child task inherits the
+        // task-local): both are the general path's.
+        if ResolutionContext.taskContext != nil { return nil }
+        thread._withUnsafeGuaranteedRef { $0.beginPendingTop(entry, from: start) }
+        return FastConstruction(context: nil, entry: entry, beganOn: thread)
     }
 
-    private init(context: ResolutionContext?, entry: AnyEntry, beganOn: Unmanaged<ThreadState>?) {
+    /// Begins the construction of `entry`'s instance for a request through `resolver`: in
+    /// the resolver's resolve, which must be bound to this thread (else `nil`: the general
+    /// path takes a resolver used on another thread or in an async factory's task); a
+    /// resolver of no resolve (a top-level factory's) begins as a request on its container.
+    @usableFromInline
+    static func begin(_ entry: AnyEntry, via resolver: Resolver, on thread: Unmanaged<ThreadState>) throws
+        -> FastConstruction?
+    {
+        guard let context = resolver.context else { return try begin(entry, from: resolver.container, on: thread) }
+        assert(
+            thread.toOpaque() == ThreadState.currentUnmanaged.toOpaque(),
+            "ScopeGraph: a fast construction begun with another thread's state")
+        guard thread._withUnsafeGuaranteedRef({ $0.isBound(context) }) else { return nil }
+        return try begin(entry, in: context)
+    }
+
+    /// Begins a nested construction in `context`, the resolve bound to this thread: pushes
+    /// its frame, with the cycle check.
+    private static func begin(_ entry: AnyEntry, in context: ResolutionContext) throws -> FastConstruction {
+        try context.enterConstruction(entry, key: nil, identity: entry.serial)
+        return FastConstruction(context: .passUnretained(context), entry: entry, beganOn: nil)
+    }
+
+    private init(context: Unmanaged<ResolutionContext>?, entry: AnyEntry, beganOn: Unmanaged<ThreadState>?) {
         self.context = context
         self.entry = .passUnretained(entry)
         self.beganOn = beganOn
         #if DEBUG
         entryIdentity = entry.liveness.current
         #endif
+    }
+
+    /// The resolve of a nested construction, checked in debug builds to be still bound to
+    /// this thread (so alive).
+    private func checkedContext(_ context: Unmanaged<ResolutionContext>) -> Unmanaged<ResolutionContext> {
+        #if DEBUG
+        assert(
+            ThreadState.current.boundContext?.toOpaque() == context.toOpaque(),
+            "ScopeGraph: a fast construction outlived the binding of its resolve")
+        #endif
+        return context
     }
 
     /// The registration, checked in debug builds to be the one `begin` was given, still alive.
@@ -93,10 +120,10 @@ struct FastConstruction {
     /// factory's requests made, if they made one (their blocks, publication).
     @usableFromInline
     func finish() throws {
-        // Not `if let`: binding the context retains it (measured: B took 5,713 instructions
-        // instead of 5,5xx).
         try checkedEntry._withUnsafeGuaranteedRef { entry in
-            guard context == nil else { return context.unsafelyUnwrapped.leaveConstruction(entry) }
+            if let context {
+                return checkedContext(context)._withUnsafeGuaranteedRef { $0.leaveConstruction(entry) }
+            }
             try topLevelThread._withUnsafeGuaranteedRef { thread in
                 guard let made = thread.endPendingTop(entry) else { return }
                 made.leaveConstruction(entry)
@@ -115,7 +142,9 @@ struct FastConstruction {
     }
 
     private func fail(_ entry: AnyEntry, _ error: any Error) -> any Error {
-        if let context { return context.failConstruction(entry.key, error) }
+        if let context {
+            return checkedContext(context)._withUnsafeGuaranteedRef { $0.failConstruction(entry.key, error) }
+        }
         return topLevelThread._withUnsafeGuaranteedRef { thread in
             if thread.pendingContext == nil { _ = thread.materializePendingTop() }
             // Invariant: made just above if no request made it.
@@ -153,8 +182,9 @@ extension FastConstruction {
     @inlinable
     static func construct<T>(_ entry: Entry<T>, from start: Container, on thread: Unmanaged<ThreadState>) throws -> T? {
         try withExtendedLifetime(entry) {
-            guard let construction = try begin(entry, from: start, via: nil, on: thread) else { return nil }
-            return try construction.run(entry, with: Resolver(container: start, context: construction.context))
+            guard let construction = try begin(entry, from: start, on: thread) else { return nil }
+            let resolver = Resolver(container: start, context: construction.context?.takeUnretainedValue())
+            return try construction.run(entry, with: resolver)
         }
     }
 
@@ -167,9 +197,7 @@ extension FastConstruction {
         -> T?
     {
         try withExtendedLifetime(entry) {
-            guard let construction = try begin(entry, from: resolver.container, via: resolver, on: thread) else {
-                return nil
-            }
+            guard let construction = try begin(entry, via: resolver, on: thread) else { return nil }
             return try construction.run(entry, with: resolver)
         }
     }
