@@ -20,8 +20,8 @@ extension Container: Resolving, ResolutionEntryPoint {
             read.end()
             return cached
         }
-        // The typed fast path: a plain `unique` registration (`FastConstruction`).
-        if let entry = read.fastUnique(as: T.self) {
+        // The typed fast path: a plain `unique` or `graph` registration (`FastConstruction`).
+        if let entry = read.fastEntry(as: T.self) {
             if let value = try FastConstruction.construct(entry, from: self, on: read.thread) {
                 return value
             }
@@ -47,9 +47,9 @@ extension Container: Resolving, ResolutionEntryPoint {
                 read.end()
                 return cached
             }
-            // The typed fast path (`FastConstruction`): a plain `unique` registration cannot
-            // suspend, so it runs synchronously here.
-            if let entry = read.fastUnique(as: T.self) {
+            // The typed fast path (`FastConstruction`): a plain `unique` or `graph`
+            // registration cannot suspend, so it runs synchronously here.
+            if let entry = read.fastEntry(as: T.self) {
                 if let value = try FastConstruction.construct(entry, from: self, on: read.thread) {
                     return value
                 }

@@ -44,8 +44,8 @@ public struct Resolver: Resolving, ResolutionEntryPoint {
             read.end()
             return cached
         }
-        // The typed fast path: a plain `unique` registration (`FastConstruction`).
-        if let entry = read.fastUnique(as: T.self) {
+        // The typed fast path: a plain `unique` or `graph` registration (`FastConstruction`).
+        if let entry = read.fastEntry(as: T.self) {
             if let value = try FastConstruction.construct(entry, via: self, on: read.thread) {
                 return value
             }

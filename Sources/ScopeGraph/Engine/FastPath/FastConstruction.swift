@@ -22,11 +22,28 @@ import Darwin
 /// Docs/Architecture.md lists what is compiled into clients.
 @usableFromInline
 struct FastConstruction {
-    /// The resolve of a nested request, unretained; `nil` for a top-level one (see
-    /// `beginPendingTop`). It is bound to the thread for the whole construction (the
-    /// construction runs inside it), and whatever bound it holds it (`withContext`, the
-    /// thread's `pendingContext`); debug builds check that it is still bound (`checkedContext`).
-    @usableFromInline let context: Unmanaged<ResolutionContext>?
+    /// Where the construction runs: in a resolve (a nested request), or left pending on its
+    /// thread (a top-level request). One word, so that a construction is returned in registers.
+    @usableFromInline
+    enum Binding {
+        /// The resolve of a nested request, unretained. It is bound to the thread for the whole
+        /// construction (the construction runs inside it), and whatever bound it holds it
+        /// (`withContext`, the thread's `pendingContext`); debug builds check that it is still
+        /// bound (`checkedContext`).
+        case nested(Unmanaged<ResolutionContext>)
+        /// The thread a top-level request left pending (see `beginPendingTop`), unretained: the
+        /// thread-local keeps the thread's state alive while the thread runs.
+        case topLevel(Unmanaged<ThreadState>)
+    }
+
+    @usableFromInline let binding: Binding
+
+    /// The resolve of a nested request; `nil` for a top-level one: with the request's
+    /// starting container, what the factory's `Resolver` holds.
+    @inlinable var context: Unmanaged<ResolutionContext>? {
+        if case .nested(let context) = binding { context } else { nil }
+    }
+
     /// The registration, unretained (a retain and a release per request, measured: 30
     /// instructions in A): `construct` holds it for the whole construction, which never
     /// outlives that call. Debug builds check it with its identity (`entryIdentity`).
@@ -34,9 +51,12 @@ struct FastConstruction {
     #if DEBUG
     private let entryIdentity: UInt64
     #endif
-    /// The thread this construction left pending (a top-level request), unretained:
-    /// the thread-local keeps the thread's state alive while the thread runs.
-    private let beganOn: Unmanaged<ThreadState>?
+    /// For a `graph` registration: where the resolve holds the instance it shares for this
+    /// request (`ResolutionContext.sharedGraphPosition`), or `keepsGraphInstance` when there is
+    /// none yet (the new instance is then kept); `isNotGraph` for `unique`.
+    @usableFromInline let graphPosition: Int
+    @usableFromInline static var keepsGraphInstance: Int { -1 }
+    @usableFromInline static var isNotGraph: Int { -2 }
 
     /// Begins the construction of `entry`'s instance for a request made on `start`: in the
     /// resolve in progress on this thread, else as a top-level request left pending on the
@@ -52,14 +72,15 @@ struct FastConstruction {
             thread.toOpaque() == ThreadState.currentUnmanaged.toOpaque(),
             "ScopeGraph: a fast construction begun with another thread's state")
         if let inProgress = thread._withUnsafeGuaranteedRef({ $0.resolveInProgress() }) {
-            return try begin(entry, in: inProgress)
+            return try begin(entry, from: start, in: inProgress)
         }
         // A `container.resolve` made directly inside an async factory joins its resolve, and
         // a request from one of its child tasks is a branch of it (a child task inherits the
-        // task-local): both are the general path's.
-        if ResolutionContext.taskContext != nil { return nil }
+        // task-local): both are the general path's. So is a top-level `graph` request, whose
+        // instance its resolve's blocks may ask for (the fast path keeps it only in a resolve).
+        if ResolutionContext.taskContext != nil || entry.lifetime == .graph { return nil }
         thread._withUnsafeGuaranteedRef { $0.beginPendingTop(entry, from: start) }
-        return FastConstruction(context: nil, entry: entry, beganOn: thread)
+        return FastConstruction(binding: .topLevel(thread), entry: entry, graphPosition: isNotGraph)
     }
 
     /// Begins the construction of `entry`'s instance for a request through `resolver`: in
@@ -75,20 +96,32 @@ struct FastConstruction {
             thread.toOpaque() == ThreadState.currentUnmanaged.toOpaque(),
             "ScopeGraph: a fast construction begun with another thread's state")
         guard thread._withUnsafeGuaranteedRef({ $0.isBound(context) }) else { return nil }
-        return try begin(entry, in: context)
+        return try begin(entry, from: resolver.container, in: context)
     }
 
-    /// Begins a nested construction in `context`, the resolve bound to this thread: pushes
-    /// its frame, with the cycle check.
-    private static func begin(_ entry: AnyEntry, in context: ResolutionContext) throws -> FastConstruction {
+    /// Begins a nested request in `context`, the resolve bound to this thread: for a `graph`
+    /// registration whose instance the resolve already shares with requests from `start`,
+    /// nothing more (the caller reads it, `sharedGraphInstance`); otherwise pushes the frame
+    /// of a new instance, with the cycle check.
+    @inline(__always)
+    private static func begin(_ entry: AnyEntry, from start: Container, in context: ResolutionContext) throws
+        -> FastConstruction
+    {
+        var graphPosition = isNotGraph
+        if entry.lifetime == .graph {
+            if let shared = context.sharedGraphPosition(of: entry, from: start) {
+                return FastConstruction(binding: .nested(.passUnretained(context)), entry: entry, graphPosition: shared)
+            }
+            graphPosition = keepsGraphInstance
+        }
         try context.enterConstruction(entry, key: nil, identity: entry.serial)
-        return FastConstruction(context: .passUnretained(context), entry: entry, beganOn: nil)
+        return FastConstruction(binding: .nested(.passUnretained(context)), entry: entry, graphPosition: graphPosition)
     }
 
-    private init(context: Unmanaged<ResolutionContext>?, entry: AnyEntry, beganOn: Unmanaged<ThreadState>?) {
-        self.context = context
+    private init(binding: Binding, entry: AnyEntry, graphPosition: Int) {
+        self.binding = binding
         self.entry = .passUnretained(entry)
-        self.beganOn = beganOn
+        self.graphPosition = graphPosition
         #if DEBUG
         entryIdentity = entry.liveness.current
         #endif
@@ -155,11 +188,32 @@ struct FastConstruction {
         }
     }
 
+    /// The `graph` instance at `graphPosition`, erased.
+    @usableFromInline
+    func sharedGraphValue() -> Any {
+        // Invariant: a shared position is found only in a nested request's resolve (`begin`).
+        guard let context else { preconditionFailure("ScopeGraph: a shared graph instance without its resolve") }
+        return checkedContext(context)._withUnsafeGuaranteedRef { $0.sharedGraphValue(at: graphPosition) }
+    }
+
+    /// Keeps the new `graph` instance `value`, built for a request from `start`, for the rest
+    /// of the resolve (right after `finish`: whether it is complete is the last construction's).
+    @usableFromInline
+    func keepGraphValue(_ value: Any, from start: Container) {
+        // Invariant: `keepsGraphInstance` is set only for a nested request (`begin`).
+        guard let context else { preconditionFailure("ScopeGraph: a graph instance without its resolve") }
+        checkedEntry._withUnsafeGuaranteedRef { entry in
+            checkedContext(context)._withUnsafeGuaranteedRef { $0.keepGraphValue(value, of: entry, from: start) }
+        }
+    }
+
     /// The thread of a top-level construction (`context == nil`).
     private var topLevelThread: Unmanaged<ThreadState> {
-        // Invariant: a top-level construction has `beganOn` (`begin` sets it with `context == nil`).
-        guard let beganOn else { preconditionFailure("ScopeGraph: a top-level construction without its thread") }
-        return beganOn
+        // Invariant: a construction without a resolve is a top-level one (`begin`).
+        guard case .topLevel(let thread) = binding else {
+            preconditionFailure("ScopeGraph: a top-level construction without its thread")
+        }
+        return thread
     }
 
     /// Whether the probe may hand a registration to this path. Debug builds take the general
@@ -184,7 +238,7 @@ extension FastConstruction {
         try withExtendedLifetime(entry) {
             guard let construction = try begin(entry, from: start, on: thread) else { return nil }
             let resolver = Resolver(container: start, context: construction.context?.takeUnretainedValue())
-            return try construction.run(entry, with: resolver)
+            return try construction.sharedOrNew(entry, with: resolver)
         }
     }
 
@@ -198,13 +252,17 @@ extension FastConstruction {
     {
         try withExtendedLifetime(entry) {
             guard let construction = try begin(entry, via: resolver, on: thread) else { return nil }
-            return try construction.run(entry, with: resolver)
+            return try construction.sharedOrNew(entry, with: resolver)
         }
     }
 
-    /// Calls the factory with `resolver`, then finishes the construction, or fails it.
-    @inlinable
-    func run<T>(_ entry: Entry<T>, with resolver: Resolver) throws -> T {
+    /// The `graph` instance the resolve shares for this request, if it has one; otherwise a
+    /// new instance: calls the factory with `resolver`, then finishes the construction
+    /// (keeping a new `graph` instance in the resolve), or fails it.
+    @inlinable @inline(__always)
+    func sharedOrNew<T>(_ entry: Entry<T>, with resolver: Resolver) throws -> T {
+        // Checked: the resolve holds, for a registration of `T`, only instances of `T`.
+        if graphPosition >= 0 { return sharedGraphValue() as! T }
         let value: T
         do {
             value = try entry.callPlain(resolver)
@@ -212,6 +270,7 @@ extension FastConstruction {
             throw fail(error)
         }
         try finish()
+        if graphPosition == Self.keepsGraphInstance { keepGraphValue(value, from: resolver.container) }
         return value
     }
 }

@@ -124,14 +124,16 @@ extension Container {
             thread._withUnsafeGuaranteedRef { if $0.announced.load(ordering: .relaxed) != 0 { Reclamation.end($0) } }
             return nil
         }
-        // The fast path's registrations: `unique`, a plain synchronous factory (the key has
-        // no arguments), no blocks, and the key's type its own (so the entry is `Entry<T>`).
-        let isFastUnique =
+        // The fast path's registrations: `unique` or `graph`, a plain synchronous factory (the
+        // key has no arguments), no blocks, and the key's type its own (so the entry is
+        // `Entry<T>`).
+        let isFast =
             found.slot == nil && found.ownType && FastConstruction.isEnabled
             && found.entry._withUnsafeGuaranteedRef { entry in
-                entry.lifetime == .unique && entry.kind == .sync && !entry.hasOnResolvedBlocks
+                (entry.lifetime == .unique || entry.lifetime == .graph) && entry.kind == .sync
+                    && !entry.hasOnResolvedBlocks
             }
-        return CachedRead(thread: thread, entry: found.entry, slot: found.slot, isFastUnique: isFastUnique)
+        return CachedRead(thread: thread, entry: found.entry, slot: found.slot, isFast: isFast)
     }
 }
 
@@ -156,8 +158,9 @@ struct CachedRead {
     /// The registration's cache slot, for a cached lifetime whose own type was asked for;
     /// unretained, as `entry`.
     @usableFromInline let slot: Unmanaged<AnySlot>?
-    /// The registration may be constructed on the fast path (`FastConstruction`).
-    @usableFromInline let isFastUnique: Bool
+    /// The registration may be constructed (or, for `graph`, read) on the fast path
+    /// (`FastConstruction`).
+    @usableFromInline let isFast: Bool
 
     /// The instance published in `slot`, if there is one. Call before the read ends.
     @inlinable
@@ -174,10 +177,10 @@ struct CachedRead {
     /// The registration, for the fast path (`FastConstruction`), closing the read; `nil` (the
     /// read still open) when it is not a fast path's registration.
     @inlinable
-    func fastUnique<T>(as type: T.Type) -> Entry<T>? {
-        guard isFastUnique else { return nil }
+    func fastEntry<T>(as type: T.Type) -> Entry<T>? {
+        guard isFast else { return nil }
         let entry = endTakingEntry().entry
-        // Invariant: `isFastUnique` holds only for a bucket of `T`'s own simple key
+        // Invariant: `isFast` holds only for a bucket of `T`'s own simple key
         // (`MemoSnapshot.Bucket.ownType`), and `Entry<T>` is the registration of `T`.
         assert(entry is Entry<T>, "ScopeGraph: the memo gave a \(Swift.type(of: entry)) for \(T.self)")
         return unsafeDowncast(entry, to: Entry<T>.self)

@@ -105,8 +105,13 @@ extension ResolutionContext {
     /// Where it is in `graph`, not the instance: in unspecialized generic code a `T?` costs a
     /// metadata lookup per call (measured: about 250 instructions per shared instance in E).
     func sharedGraphPosition(of entry: AnyEntry, for request: Request) -> Int? {
+        sharedGraphPosition(of: entry, from: request.start)
+    }
+
+    /// `sharedGraphPosition(of:for:)` for a request starting at `start` (the fast path's).
+    func sharedGraphPosition(of entry: AnyEntry, from start: Container) -> Int? {
         guard !graph.isEmpty else { return nil }
-        var position = graph.position(of: GraphKey(entry: entry.serial, start: request.start.serial))
+        var position = graph.position(of: GraphKey(entry: entry.serial, start: start.serial))
         if position == nil, stack.count == blockFrameDepth {
             position = graph.firstPosition { $0.entry == entry.serial }
         }
@@ -115,15 +120,26 @@ extension ResolutionContext {
 
     /// The `graph` instance at `position` (from `sharedGraphPosition`) of a registration of `T`.
     func sharedGraphInstance<T>(at position: Int, as type: T.Type) -> T {
-        if !incompleteGraph.isEmpty, incompleteGraph.contains(graph.key(at: position)) { noteIncompleteRead() }
         // Checked: the graph holds, for this registration, only instances of its `T`.
-        return graph.value(at: position) as! T
+        sharedGraphValue(at: position) as! T
+    }
+
+    /// The `graph` instance at `position`, erased (the fast path casts it in the caller's
+    /// module, specialized).
+    func sharedGraphValue(at position: Int) -> Any {
+        if !incompleteGraph.isEmpty, incompleteGraph.contains(graph.key(at: position)) { noteIncompleteRead() }
+        return graph.value(at: position)
     }
 
     /// Keeps a new `graph` instance for the rest of this resolve (call right after `construct`
     /// returned it: whether it is complete is the last construction's).
     func keepGraphInstance<T>(_ value: T, of entry: Entry<T>, for request: Request) {
-        let key = GraphKey(entry: entry.serial, start: request.start.serial)
+        keepGraphValue(value, of: entry, from: request.start)
+    }
+
+    /// `keepGraphInstance` for a request starting at `start`, with the instance erased.
+    func keepGraphValue(_ value: Any, of entry: AnyEntry, from start: Container) {
+        let key = GraphKey(entry: entry.serial, start: start.serial)
         graph.set(value, for: key)
         if lastConstructedIsIncomplete { incompleteGraph.append(key) }
     }
