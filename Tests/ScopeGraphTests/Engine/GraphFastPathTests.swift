@@ -57,6 +57,7 @@ import Testing
     @Test func aChildsRequestInTheSameResolveGetsAnInstanceOfItsOwn() throws {
         let app = Container(name: "app")
         let child = app.makeChild(name: "request")
+        defer { app.removeAll() }  // the factory captures the child, which holds the app
         app.register(Shared.self, lifetime: .graph) { _ in Shared() }
         let shared = try Self.entry(of: Shared.self, in: app)
         let seen = Guarded<[Shared]>([])
@@ -94,6 +95,7 @@ import Testing
     @Test func aGraphCycleThroughTheFastPathIsReportedWithItsPath() throws {
         let container = Container(name: "app")
         let shared = Guarded<Entry<Shared>?>(nil)
+        defer { shared.withLock { $0 = nil } }  // the entry's factory captures `shared`
         container.register(Shared.self, lifetime: .graph) { r in
             // Bounded, so that a broken cycle check fails the test instead of overflowing.
             if let entry = shared.current, r.context?.stack.count ?? 0 < 6 {
