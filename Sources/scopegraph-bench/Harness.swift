@@ -58,14 +58,29 @@ struct Figure {
     let median: Double
     let low: Double
     let high: Double
+    /// The repetitions, one per round, in the order of the rounds.
+    let samples: [Double]
 
     init(samples: [Double]) {
-        let sorted = samples.sorted()
-        median =
-            sorted.count % 2 == 1
+        self.samples = samples
+        median = Self.median(of: samples)
+        low = samples.min() ?? .nan
+        high = samples.max() ?? .nan
+    }
+
+    /// The median of this figure's repetitions over `reference`'s of the same rounds: both
+    /// sides of each quotient ran back to back, so a round in which the machine ran slow or
+    /// fast weighs on both alike. `nil` when the two were not measured in the same rounds.
+    func perRoundRatio(to reference: Figure) -> Double? {
+        guard samples.count == reference.samples.count, !samples.isEmpty else { return nil }
+        return Self.median(of: zip(samples, reference.samples).map { $0 / $1 })
+    }
+
+    private static func median(of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return .nan }
+        return sorted.count % 2 == 1
             ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        low = sorted.first ?? .nan
-        high = sorted.last ?? .nan
     }
 }
 

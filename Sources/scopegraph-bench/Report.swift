@@ -10,7 +10,20 @@ struct Target {
     /// A further condition (no mismatches, flat memory) that must also hold.
     var alsoRequired = true
 
+    /// The same ratio taken round by round (`Figure.perRoundRatio`), when both sides were
+    /// measured in the same rounds. Shown beside `measured`; the verdict is `measured`'s.
+    var perRound: Double?
+
     var isMet: Bool { measured <= limit && alsoRequired }
+}
+
+extension Target {
+    /// The target for `figure` against `reference`, measured as the ratio of their medians.
+    init(text: String, _ figure: Figure, over reference: Figure, limit: Double, alsoRequired: Bool = true) {
+        self.init(
+            text: text, measured: figure.median / reference.median, limit: limit, alsoRequired: alsoRequired,
+            perRound: figure.perRoundRatio(to: reference))
+    }
 }
 
 /// The figures of one scenario.
@@ -38,7 +51,10 @@ struct ScenarioResult {
         if let direct { fields.append(("direct_ns", direct.median)) }
         if let naive { fields.append(("naive_ns", naive.median)) }
         fields += extraFields
-        return (["bench \(name)"] + fields.map { "\($0.0)=\(Report.number($0.1))" }).joined(separator: " ")
+        var cells = ["bench \(name)"] + fields.map { "\($0.0)=\(Report.number($0.1))" }
+        if let target { cells.append("ratio=\(String(format: "%.3f", target.measured))") }
+        if let perRound = target?.perRound { cells.append("ratio_per_round=\(String(format: "%.3f", perRound))") }
+        return cells.joined(separator: " ")
     }
 }
 
@@ -56,7 +72,7 @@ enum Report {
     static func printTable(_ results: [ScenarioResult]) {
         let header = [
             "scenario", "ScopeGraph ns", "(min–max)", "direct ns", "naive ns", "× direct", "× naive",
-            "target", "measured", "met?",
+            "target", "measured", "per round", "met?",
         ]
         var rows: [[String]] = []
         for result in results {
@@ -71,6 +87,7 @@ enum Report {
                 ratio(scopegraph.flatMap { s in result.naive.map { s / $0.median } }),
                 result.target?.text ?? "—",
                 result.target.map { ratio($0.measured) } ?? "—",
+                ratio(result.target?.perRound),
                 result.target.map { $0.isMet ? "yes" : "NO" } ?? "—",
             ])
         }

@@ -70,7 +70,7 @@ enum ScopedRequest {
             scopegraph: figures[0], direct: figures[1],
             extraFields: [("scopegraph_k_ns", figures[2].median)],
             target: Target(
-                text: "≤ 3 × our K; memory flat", measured: figures[0].median / figures[2].median, limit: 3,
+                text: "≤ 3 × our K; memory flat", figures[0], over: figures[2], limit: 3,
                 alsoRequired: failures.isEmpty && (heapGrowth ?? 0) < RequestScope.flatHeapBytes),
             notes: [
                 "withScope (child, resolveAsync of the perContainer handler, its onShutdown hook, shutdown) in a loop inside one task; our K (child, resolve, drop), also in a task, in the same rounds: \(Report.number(figures[2].median)) ns (scopegraph_k_ns)",
