@@ -1,7 +1,8 @@
 import Foundation
-import ScopeGraph
 import ScopeGraphTestSupport
 import Testing
+
+@testable import ScopeGraph
 
 /// Resolves racing with `shutdown()`: each either finishes before it (and what it built is shut
 /// down: its hook ran by the time `shutdown()` returned) or fails with `.containerShutDown`;
@@ -356,6 +357,94 @@ import Testing
                 "seen running once the root was seen shut down: \(seenRunning.current); "
                     + "still running after the root's shutdown returned: \(runningAfterwards)"
             ]
+        }
+    }
+
+    /// The two ends of a property cycle in two containers that collaborate both ways.
+    final class GroupLeft: @unchecked Sendable {
+        // @unchecked: set by a block before the resolve that built it returns.
+        var right: GroupRight?
+    }
+
+    final class GroupRight: @unchecked Sendable {
+        // @unchecked: set by a block before the resolve that built it returns.
+        var left: GroupLeft?
+    }
+
+    /// A group of two resolves on two threads (the two ends of a property cycle, built at
+    /// once) checked its containers, and then the shutdown of one of them began before the
+    /// group published: the debug pause point between the two (`beforeGroupPublication`)
+    /// orders that race. The instance with a hook in the shut-down container is refused, so
+    /// both resolves fail with `.containerShutDown` and its hook never runs; the instance
+    /// without hooks the group built in the other container is published, complete, and stays.
+    @Test func aCrossThreadGroupWhoseContainerBeginsShuttingDownBeforeItPublishesFailsAndKeepsTheOthers()
+        async throws
+    {
+        try await withAsyncWatchdog {
+            let app = Container(name: "app")
+            let scope = Container(name: "scope")
+            app.collaborate(with: scope)
+            scope.collaborate(with: app)
+            let meeting = Rendezvous()
+            let leftRuns = Counter()
+            let hooks = Counter()
+            app.register(GroupLeft.self, lifetime: .singleton) { _ in
+                leftRuns.increment()
+                _ = meeting.arriveFirst()
+                return GroupLeft()
+            }.onResolved { r, left in left.right = try r.resolve() }
+            scope.register(GroupRight.self, lifetime: .singleton) { _ in
+                _ = meeting.arriveSecond()
+                return GroupRight()
+            }
+            .onResolved { r, right in right.left = try r.resolve() }
+            .onShutdown { _ in hooks.increment() }
+            // The paused thread holds the coordinator's lock, which other suites' resolves on the
+            // cooperative pool may wait for: the shutdown is begun from a thread of its own, not
+            // from this task, so that the pause never waits for the pool.
+            let gate = ShutdownGate()
+            let paused = Guarded(false)
+            BuildCoordinator.beforeGroupPublication.withLock {
+                $0 = { types in
+                    guard types.contains(ObjectIdentifier(GroupRight.self)), !paused.current else { return }
+                    paused.withLock { $0 = true }
+                    gate.arriveAndWait(timeout: 10)
+                }
+            }
+            defer { BuildCoordinator.beforeGroupPublication.withLock { $0 = nil } }
+            let opener = ThreadGroup(1) { _ in
+                let deadline = Date.now.addingTimeInterval(10)
+                while !paused.current, Date.now < deadline { usleep(500) }
+                // Runs on this thread until the shutdown's first suspension: its beginning at least.
+                Task.immediate { _ = try? await scope.shutdown() }
+                while !scope.isShutDown, Date.now < deadline { usleep(500) }
+                gate.open()
+            }
+
+            let errors = Guarded<[Int: any Error]>([:])
+            let resolves = ThreadGroup(2) { index in
+                do {
+                    if index == 0 {
+                        _ = try app.resolve(GroupLeft.self)
+                    } else {
+                        _ = try scope.resolve(GroupRight.self)
+                    }
+                } catch { errors.withLock { $0[index] = error } }
+            }
+            await resolves.finished()
+            await opener.finished()
+            try await scope.shutdown()
+
+            #expect(paused.current, "the group never reached its publication")
+            #expect(errors.current.count == 2, "\(errors.current)")
+            for (index, error) in errors.current {
+                #expect((error as? ResolutionError)?.kind.caseName == "containerShutDown", "thread \(index): \(error)")
+            }
+            #expect(hooks.value == 0, "the refused instance's hook ran")
+            let left = try app.resolve(GroupLeft.self)
+            defer { left.right?.left = nil }  // the pair's cycle
+            #expect(leftRuns.value == 1, "the instance built in the other container was not kept")
+            #expect(left.right != nil, "its block ran before the group published")
         }
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The end of a resolve that took part in coordination: `finish` waits until every member of
 /// its group has finished, runs their `onResolved` blocks (`runBlocks`, the lock released) and
 /// publishes their incomplete instances; `fail` fails the group and releases its slots. The
@@ -86,6 +88,9 @@ extension BuildCoordinator {
             wakeAll()
             return .failed(error)
         }
+        #if DEBUG
+        pauseBeforeGroupPublication(of: context)
+        #endif
         var refused: ResolutionError?
         for member in context.group.members {
             if let error = publish(member, into: &releases) { refused = refused ?? error }
@@ -160,3 +165,24 @@ extension BuildCoordinator {
         return failure
     }
 }
+
+#if DEBUG
+extension BuildCoordinator {
+    /// Debug builds: a test's pause point between a group's check of its containers
+    /// (`shutDownTarget`) and its publication, where a shutdown that begins (which takes no
+    /// coordinator lock) is seen only by the publication. Called with the lock held, with the
+    /// types of the instances the group is about to publish; `nil` (no pause) unless a test
+    /// sets it.
+    static let beforeGroupPublication = Mutex<(@Sendable (_ types: [ObjectIdentifier]) -> Void)?>(nil)
+
+    fileprivate func pauseBeforeGroupPublication(of context: ResolutionContext) {
+        guard let pause = Self.beforeGroupPublication.withLock({ $0 }) else { return }
+        pause(
+            context.group.members.flatMap { member in
+                member.ownedSlots.compactMap { slot in
+                    slot.build.builder === member ? slot.build.built.map { ObjectIdentifier($0.entry.valueType) } : nil
+                }
+            })
+    }
+}
+#endif
