@@ -18,12 +18,6 @@ import Testing
         var shared: Shared?
     }
 
-    /// The plain registration of `T` in `container`, as the probe hands it over.
-    private static func entry<T>(of type: T.Type, in container: Container) throws -> Entry<T> {
-        let erased = container.withState { $0.registrations[Key(T.self, tag: nil)]?.entry }
-        return try #require(erased as? Entry<T>, "no plain registration of \(T.self)")
-    }
-
     /// `resolver.resolve(T.self)` on the fast path.
     private static func resolveOnFastPath<T>(_ entry: Entry<T>, via resolver: Resolver) throws -> T {
         try #require(try FastConstruction.construct(entry, via: resolver, on: ThreadState.currentUnmanaged))
@@ -36,7 +30,7 @@ import Testing
             builds.increment()
             return Shared()
         }
-        let shared = try Self.entry(of: Shared.self, in: container)
+        let shared = try container.plainEntry(of: Shared.self)
         let seen = Guarded<[Shared]>([])
         container.register(Top.self, lifetime: .unique) { r in
             let first = try Self.resolveOnFastPath(shared, via: r)
@@ -59,7 +53,7 @@ import Testing
         let child = app.makeChild(name: "request")
         defer { app.removeAll() }  // the factory captures the child, which holds the app
         app.register(Shared.self, lifetime: .graph) { _ in Shared() }
-        let shared = try Self.entry(of: Shared.self, in: app)
+        let shared = try app.plainEntry(of: Shared.self)
         let seen = Guarded<[Shared]>([])
         app.register(Top.self, lifetime: .unique) { r in
             let fromApp = try Self.resolveOnFastPath(shared, via: r)
@@ -81,7 +75,7 @@ import Testing
     @Test func aBlockOfTheResolveGetsTheGraphInstanceItsFactoryGot() throws {
         let container = Container(name: "app")
         container.register(Shared.self, lifetime: .graph) { _ in Shared() }
-        let shared = try Self.entry(of: Shared.self, in: container)
+        let shared = try container.plainEntry(of: Shared.self)
         let fromFactory = Guarded<Shared?>(nil)
         container.register(Holder.self, lifetime: .unique) { r in
             fromFactory.withLock { $0 = try? Self.resolveOnFastPath(shared, via: r) }
@@ -103,7 +97,7 @@ import Testing
             }
             return Shared()
         }
-        shared.withLock { $0 = try? Self.entry(of: Shared.self, in: container) }
+        shared.withLock { $0 = try? container.plainEntry(of: Shared.self) }
         container.register(Top.self, lifetime: .unique) { r in
             _ = try Self.resolveOnFastPath(try #require(shared.current), via: r)
             return Top()
@@ -116,7 +110,7 @@ import Testing
     @Test func aTopLevelGraphRequestDeclinesTheFastPath() throws {
         let container = Container(name: "app")
         container.register(Shared.self, lifetime: .graph) { _ in Shared() }
-        let shared = try Self.entry(of: Shared.self, in: container)
+        let shared = try container.plainEntry(of: Shared.self)
         let value = try FastConstruction.construct(shared, from: container, on: ThreadState.currentUnmanaged)
         #expect(value == nil)
         #expect(ThreadState.current.pendingEntry == nil && ThreadState.current.context == nil)

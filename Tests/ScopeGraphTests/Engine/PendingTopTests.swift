@@ -32,8 +32,7 @@ import Testing
     /// `container.resolve(T.self)` on the fast path: its registration's construction,
     /// specialized for `T`, as a top-level request.
     private static func resolveOnFastPath<T>(_ type: T.Type, from container: Container) throws -> T {
-        let erased = container.withState { $0.registrations[Key(T.self, tag: nil)]?.entry }
-        let entry = try #require(erased as? Entry<T>, "no plain registration of \(T.self)")
+        let entry = try container.plainEntry(of: T.self)
         return try #require(
             try FastConstruction.construct(entry, from: container, on: ThreadState.currentUnmanaged))
     }

@@ -101,8 +101,8 @@ struct FastConstruction {
 
     /// Begins a nested request in `context`, the resolve bound to this thread: for a `graph`
     /// registration whose instance the resolve already shares with requests from `start`,
-    /// nothing more (the caller reads it, `sharedGraphInstance`); otherwise pushes the frame
-    /// of a new instance, with the cycle check.
+    /// nothing more (the caller reads it: `sharedOrNew`, `sharedGraphValue`); otherwise
+    /// pushes the frame of a new instance, with the cycle check.
     @inline(__always)
     private static func begin(_ entry: AnyEntry, from start: Container, in context: ResolutionContext) throws
         -> FastConstruction
